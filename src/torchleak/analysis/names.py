@@ -1,0 +1,73 @@
+"""Import aliases and dotted names: ``F.cross_entropy`` is ``torch.nn.functional.cross_entropy``."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes, else None (calls, subscripts, ...)."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def last_identifier(node: cst.BaseExpression) -> Optional[str]:
+    """The identifier a callee is known by: ``model`` for ``self.model``, ``net`` for ``net``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""
+
+
+class ImportAliases:
+    """Maps the local names bound by imports to the qualified names they stand for."""
+
+    def __init__(self, statements: Iterable[cst.CSTNode]) -> None:
+        self._aliases: dict[str, str] = {}
+        for statement in statements:
+            self.add(statement)
+
+    def add(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _module_name(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self._aliases[alias.asname.name.value] = full
+                else:
+                    # `import torch.nn` binds `torch`, which then qualifies to itself.
+                    root = full.split(".")[0]
+                    self._aliases.setdefault(root, root)
+        elif isinstance(node, cst.ImportFrom) and node.relative == () and node.module is not None:
+            module = _module_name(node.module)
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                imported = _module_name(alias.name)
+                local = imported
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                self._aliases[local] = f"{module}.{imported}"
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified dotted name of ``node``; names no import binds are returned as written."""
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self._aliases.get(head)
+        if target is None:
+            return name
+        return f"{target}.{rest}" if rest else target

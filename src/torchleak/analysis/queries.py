@@ -1,0 +1,109 @@
+"""Questions several rules ask of the facts: does this value outlive the iteration, is it ever
+backwarded, which loop carries state from one iteration into the next."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Optional, Union
+
+import libcst as cst
+
+from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, FileFacts, Function, Loop, Store
+
+Held = Union[Accumulation, Store]
+
+
+def leaking_loop(event: Held) -> Optional[Loop]:
+    """The innermost batch loop across whose iterations the event's target keeps its value."""
+    if event.loop is None:
+        return None
+    for loop in event.loop.enclosing():
+        if loop.is_batch_loop and loop.outlives_iteration(event.key):
+            return loop
+    return None
+
+
+def backwarded_later(function: Function, key: str) -> bool:
+    """Whether anything computed from ``key`` reaches a backward call in the same function."""
+    return bool(function.derived_from({key}) & function.backward_mentions)
+
+
+def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterator[tuple[Held, Loop]]:
+    """Accumulations and stores of attached values that survive into the next iteration.
+
+    ``double_backward`` selects values derived from ``autograd.grad(create_graph=True)``
+    (TLK301) or all others (TLK101, TLK102).
+    """
+    for function in facts.functions:
+        events: list[Held] = [*function.accumulations, *function.stores]
+        for event in events:
+            if event.value.double_backward != double_backward:
+                continue
+            loop = leaking_loop(event)
+            if loop is None or backwarded_later(function, event.key):
+                continue
+            if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
+                continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
+            yield event, loop
+
+
+def _index_changes_per_iteration(store: Store, loop: Loop) -> bool:
+    rebound = {b.key for b in store.function.bindings if loop.contains(b.seq)} | loop.loop_targets
+    return bool(store.index_mentions & rebound)
+
+
+def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
+    """Loops that feed a graph-attached value from one iteration into the next forward pass.
+
+    ``out, h = model(x, h)`` inside a batch loop, where ``h`` reaches the iteration from the
+    previous one (its first use in the body is a read) and nothing in the body detaches or
+    replaces it (``h = h.detach()``, ``h.detach_()``, ``h = model.init_hidden()``).
+    """
+    for function in facts.functions:
+        rebinds: dict[str, list[Binding]] = {}
+        for binding in function.bindings:
+            rebinds.setdefault(binding.key, []).append(binding)
+        reported: set[tuple[int, str]] = set()
+        for binding in function.bindings:
+            if not (binding.fed_to_call and binding.value.attached and binding.loop is not None):
+                continue
+            for loop in binding.loop.enclosing():
+                if not loop.is_batch_loop or not loop.outlives_iteration(binding.key):
+                    continue
+                resets = [
+                    other
+                    for other in rebinds[binding.key]
+                    if loop.contains(other.seq) and not other.value.attached
+                ]
+                if not resets and (id(loop), binding.key) not in reported:
+                    reported.add((id(loop), binding.key))
+                    yield loop, binding
+                break
+
+
+def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:
+    return {id(loop): binding for loop, binding in carried_state(facts)}
+
+
+def carried_into(call: BackwardCall, carried: dict[int, Binding]) -> Optional[Binding]:
+    """The carried state of a loop around ``call``, if any."""
+    if call.loop is None:
+        return None
+    for loop in call.loop.enclosing():
+        if id(loop) in carried:
+            return carried[id(loop)]
+    return None
+
+
+def statement_text(facts: FileFacts, node: cst.CSTNode, limit: int = 72) -> str:
+    """One line of source for a message: ``total_loss += loss``."""
+    text = " ".join(facts.code(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def item_fix(facts: FileFacts, node: cst.BaseExpression) -> str:
+    """``loss.item()`` for ``loss``, ``(a * b).item()`` for ``a * b``."""
+    text = statement_text(facts, node, limit=48)
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+        return text
+    return f"({text})"

@@ -1,0 +1,163 @@
+"""The one entry point every adapter uses: source text in, findings out, never an exception."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Final, Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from torchleak.analysis.flow import Settings, analyse
+from torchleak.analysis.vocabulary import LOADER_NAME, PER_BATCH_METHODS
+from torchleak.rule import Finding, Rule
+from torchleak.rules import ALL_RULES
+
+#: The opt-in notice that a file was not analysed, and why.
+NOTICE_CODE: Final = "TLK900"
+DEFAULT_SELECT: Final = ("TLK1", "TLK2", "TLK3")
+ALL_CODES: Final = tuple(rule.code for rule in ALL_RULES) + (NOTICE_CODE,)
+
+#: libcst's walk recurses about five frames per level of nesting; deeper files are skipped
+#: (measured: a 190-deep nested call makes any libcst walk raise RecursionError).
+MAX_NESTING: Final = 100
+#: Larger files are skipped rather than parsed (libcst's parse is ~9x slower than ast's).
+MAX_CHARACTERS: Final = 3_000_000
+
+#: Words without which no rule can fire: every rule needs a backward call, an optimizer step,
+#: a loader, or a method called once per batch. Checked on the raw text before any parsing.
+_RELEVANT_TEXT: Final = re.compile(
+    r"backward|_graph|\.step\(|loader|batches|dataset|data_?iter|epoch_iterator|\bdl\b|_dl\b|\bdl_|"
+    + "|".join(sorted(PER_BATCH_METHODS))
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What linting one source gave: findings, or why it was not analysed."""
+
+    findings: list[Finding] = field(default_factory=list)
+    #: Why the file was not analysed (too deep, too large, libcst failure), else None.
+    skipped: Optional[str] = None
+    #: CPython rejected the source: (line, column, message).
+    syntax_error: Optional[tuple[int, int, str]] = None
+
+
+def is_selected(code: str, select: Collection[str] = DEFAULT_SELECT, ignore: Collection[str] = ()) -> bool:
+    """flake8's rule: the longest matching prefix wins; a tie goes to ignore."""
+    selected = max((len(prefix) for prefix in select if code.startswith(prefix)), default=-1)
+    ignored = max((len(prefix) for prefix in ignore if code.startswith(prefix)), default=-1)
+    return selected > ignored
+
+
+def _nesting_and_relevance(tree: ast.AST, per_batch_methods: Collection[str]) -> tuple[int, bool]:
+    """The tree's depth, and whether it has a loop, a per-batch method or a create_graph call."""
+    depth = 0
+    relevant = False
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, level = stack.pop()
+        if level > depth:
+            depth = level
+            if depth > MAX_NESTING:
+                return depth, relevant
+        if not relevant:
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                relevant = True
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in per_batch_methods:
+                relevant = True
+            elif isinstance(node, ast.keyword) and node.arg == "create_graph":
+                relevant = True
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return depth, relevant
+
+
+def check_source(
+    source: str,
+    *,
+    select: Collection[str] = DEFAULT_SELECT,
+    ignore: Collection[str] = (),
+    tree: Optional[ast.AST] = None,
+    settings: Settings = Settings(),
+    apply_noqa: bool = False,
+) -> Result:
+    """Lint ``source``. Never raises: failures become ``Result.skipped`` (and TLK900 if selected)."""
+    rules = [rule() for rule in ALL_RULES if is_selected(rule.code, select, ignore)]
+    notice = is_selected(NOTICE_CODE, select, ignore)
+
+    def skipped(reason: str) -> Result:
+        findings = [Finding(1, 0, NOTICE_CODE, f"not analysed: {reason}")] if notice else []
+        return Result(findings, skipped=reason)
+
+    if not rules:
+        return Result()
+    if len(source) > MAX_CHARACTERS:
+        return skipped(f"larger than {MAX_CHARACTERS:,} characters")
+    per_batch = PER_BATCH_METHODS | settings.per_batch_methods
+    if not _RELEVANT_TEXT.search(source) and not any(name in source for name in settings.per_batch_methods):
+        return Result()
+    try:
+        if tree is None:
+            tree = ast.parse(source)
+    except SyntaxError as error:
+        return Result(syntax_error=(error.lineno or 1, (error.offset or 1) - 1, error.msg))
+    except (RecursionError, MemoryError, ValueError) as error:
+        # CPython's own parser gives up on extremely nested input; ValueError is for NUL bytes.
+        return Result(syntax_error=(1, 0, f"{type(error).__name__}: {error}"))
+    depth, relevant = _nesting_and_relevance(tree, per_batch)
+    if depth > MAX_NESTING:
+        return skipped(f"nested more than {MAX_NESTING} levels deep")
+    if not relevant:
+        return Result()
+    try:
+        findings = _lint_relevant(source, rules, settings)
+    except RecursionError:
+        return skipped("nested too deeply for libcst")
+    except cst.ParserSyntaxError as error:
+        return skipped(f"libcst cannot parse it ({error.message})")
+    except Exception as error:  # the boundary: a linter bug must not break the host
+        return skipped(f"internal error {type(error).__name__}: {error}")
+    if apply_noqa:
+        findings = list(_without_noqa(findings, source.splitlines()))
+    return Result(findings)
+
+
+def lint_source(source: str, **options: object) -> list[Finding]:
+    """The findings for ``source`` (see ``check_source`` for the options)."""
+    return check_source(source, **options).findings  # type: ignore[arg-type]
+
+
+def _lint_relevant(source: str, rules: list[Rule], settings: Settings) -> list[Finding]:
+    module = cst.parse_module(source)
+    facts = analyse(module, settings)
+    reports = [(rule, report) for rule in rules for report in rule.check(facts)]
+    if not reports:
+        return []
+    # Positions cost a full walk: resolve them only for files that have something to report.
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    findings = set()
+    for rule, report in reports:
+        start = positions[report.node].start
+        findings.add(Finding(start.line, start.column, rule.code, rule.format(report)))
+    return sorted(findings)
+
+
+_NOQA: Final = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+
+
+def _without_noqa(findings: Iterable[Finding], lines: list[str]) -> Iterable[Finding]:
+    """flake8's ``# noqa`` / ``# noqa: TLK101`` semantics, for the CLI (flake8 applies its own)."""
+    for finding in findings:
+        line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+        match = _NOQA.search(line)
+        if match is None:
+            yield finding
+            continue
+        codes = match.group("codes")
+        if codes is None:
+            continue
+        if not any(finding.code.startswith(code.upper()) for code in re.split(r"[,\s]+", codes) if code):
+            yield finding

@@ -1,0 +1,256 @@
+"""TLK101: a graph-attached value summed into an accumulator that outlives the iteration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from torchleak.analysis.facts import Accumulation, FileFacts
+from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+class AccumulatedLoss(Rule):
+    """## What it does
+    Flags `total += loss`, `total = total + loss` and running averages such as
+    `avg = 0.9 * avg + 0.1 * loss` inside a loop over batches, when `loss` is still attached to
+    the autograd graph and the accumulator lives from one iteration to the next.
+
+    ## Why is this bad?
+    A tensor that is attached to the graph references the node that produced it, which
+    references its inputs' nodes, and so on back to the parameters. Adding it to an
+    accumulator makes the accumulator's own graph node point at this iteration's graph, and
+    the next addition points at that one: every iteration's graph stays reachable for as long
+    as the accumulator lives. In an evaluation loop without `torch.no_grad()` that is every
+    batch's saved activations; in a training loop, where `backward()` already freed the saved
+    tensors, it is still one chain of autograd nodes per step on the host heap.
+
+    ## Known problems
+    A call the analysis cannot classify (a helper from another module) yields an unknown value
+    and is not reported. An accumulator that is later passed to `backward()` in the same
+    function (gradient accumulation over micro-batches) is intended and not reported.
+    """
+
+    code: ClassVar[str] = "TLK101"
+    name: ClassVar[str] = "accumulated-loss"
+    message: ClassVar[str] = (
+        "'{statement}' keeps the autograd graph of every iteration alive; accumulate {fix}.item() "
+        "(or {fix}.detach())"
+    )
+    fixed_example: ClassVar[str] = """
+        total_loss = 0.0
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            total_loss += loss.item()
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            total_loss = 0
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total_loss += loss  # TLK101
+            """,
+            "the canonical case: a training loop summing the loss tensor",
+        ),
+        Flagged(
+            """
+            running = 0.0
+            for step, (x, y) in enumerate(train_loader):
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                opt.step()
+                running = running + loss * x.size(0)  # TLK101
+            """,
+            "written out as an assignment, with arithmetic around the loss",
+        ),
+        Flagged(
+            """
+            import torch.nn.functional as F
+            ema = 0.0
+            for x, y in loader:
+                loss = F.mse_loss(net(x), y)
+                loss.backward()
+                optimizer.step()
+                ema = 0.98 * ema + 0.02 * loss  # TLK101
+            """,
+            "an exponential moving average for the progress bar",
+        ),
+        Flagged(
+            """
+            def evaluate(model, val_loader, criterion):
+                model.eval()
+                total = 0.0
+                for x, y in val_loader:
+                    total += criterion(model(x), y)  # TLK101
+                return total / len(val_loader)
+            """,
+            "an evaluation loop without torch.no_grad(): every batch's activations stay alive",
+        ),
+        Flagged(
+            """
+            stats = {"loss": 0.0}
+            for batch in loader:
+                outputs = model(**batch)
+                outputs.loss.backward()
+                optimizer.step()
+                stats["loss"] += outputs.loss  # TLK101
+            """,
+            "a dict slot as the accumulator",
+        ),
+        Flagged(
+            """
+            class Trainer:
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = self.criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.epoch_loss += loss  # TLK101
+            """,
+            "an attribute as the accumulator",
+        ),
+        Flagged(
+            """
+            import lightning as L
+            class LitModel(L.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    x, y = batch
+                    loss = F.cross_entropy(self(x), y)
+                    self.running_loss += loss  # TLK101
+                    return loss
+            """,
+            "a Lightning training_step runs once per batch, so self.* outlives it",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            total_loss = 0.0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total_loss += loss.item()
+            """,
+            ".item() turns the loss into a Python float with no graph",
+        ),
+        Clean(
+            """
+            total_loss = 0.0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total_loss += loss.detach()
+                total_loss += float(loss)
+                total_loss += loss.data
+            """,
+            ".detach(), float() and .data all cut the graph",
+        ),
+        Clean(
+            """
+            import torch
+            total = 0.0
+            with torch.no_grad():
+                for x, y in val_loader:
+                    total += criterion(model(x), y)
+            """,
+            "nothing computed under torch.no_grad() is attached to a graph",
+        ),
+        Clean(
+            """
+            import torch
+            @torch.no_grad()
+            def evaluate(model, loader):
+                total = 0.0
+                for x, y in loader:
+                    total += criterion(model(x), y)
+                return total
+            """,
+            "the whole function runs under @torch.no_grad()",
+        ),
+        Clean(
+            """
+            from torch import inference_mode
+            def evaluate(model, loader):
+                total = 0.0
+                with inference_mode():
+                    for x, y in loader:
+                        total = total + criterion(model(x), y)
+                return total
+            """,
+            "inference_mode, imported by name, is a no-grad region too",
+        ),
+        Clean(
+            """
+            optimizer.zero_grad()
+            total = 0.0
+            for x, y in micro_batches:
+                total += criterion(model(x), y) / len(micro_batches)
+            total.backward()
+            optimizer.step()
+            """,
+            "gradient accumulation: the accumulated loss is backwarded, which is the point",
+        ),
+        Clean(
+            """
+            accumulated = 0
+            for i, (x, y) in enumerate(loader):
+                accumulated = accumulated + criterion(model(x), y) / 4
+                if (i + 1) % 4 == 0:
+                    accumulated.backward()
+                    optimizer.step()
+                    accumulated = 0
+            """,
+            "the accumulator is backwarded every four steps and then reset",
+        ),
+        Clean(
+            """
+            correct = 0
+            for x, y in loader:
+                out = model(x)
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+                correct += (out.argmax(dim=1) == y).sum()
+            """,
+            "comparisons and argmax give integer tensors, which carry no graph",
+        ),
+        Clean(
+            """
+            def compute_loss(outputs, targets):
+                loss = 0
+                for out, target in zip(outputs, targets):
+                    loss += criterion(out, target)
+                return loss
+            """,
+            "summing several heads' losses inside one step is not a loop over batches",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                epoch_loss = 0
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                epoch_loss += loss
+            """,
+            "the accumulator is reset at the top of every iteration, so it holds one graph at most",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        for event, _loop in held_across_iterations(facts, double_backward=False):
+            if isinstance(event, Accumulation):
+                yield Report(
+                    event.node,
+                    {"statement": statement_text(facts, event.node), "fix": item_fix(facts, event.value_node)},
+                )

@@ -1,0 +1,102 @@
+"""TLK302: ``.backward(create_graph=True)``, which ties each parameter to its gradient's graph."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from torchleak.analysis.facts import FileFacts
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+class BackwardCreateGraph(Rule):
+    """## What it does
+    Flags `loss.backward(create_graph=True)` (and `torch.autograd.backward(..., create_graph=True)`)
+    unless the gradients are reset afterwards in the same function (`optimizer.zero_grad()` with
+    the default `set_to_none=True`, or `p.grad = None`).
+
+    ## Why is this bad?
+    With `create_graph=True` the gradient stored in `p.grad` is itself attached to a graph that
+    references `p`: a reference cycle between each parameter and its gradient that runs
+    through C++ and that Python's garbage collector cannot break. PyTorch warns about it.
+    Accumulated over steps without `zero_grad()`, `.grad` chains one graph per step; even
+    with `zero_grad()` before each backward, the last graph, the gradients and the parameters
+    outlive `del model`. `torch.autograd.grad(loss, params, create_graph=True)` returns the
+    gradients instead of storing them, and avoids the cycle.
+
+    ## Known problems
+    A reset that happens in another function (a callback, the next epoch) is not seen.
+    """
+
+    code: ClassVar[str] = "TLK302"
+    name: ClassVar[str] = "backward-create-graph"
+    message: ClassVar[str] = (
+        "'.backward(create_graph=True)' makes a reference cycle between each parameter and its .grad "
+        "that keeps the graph alive; use torch.autograd.grad(..., create_graph=True), or set the "
+        "grads to None after use"
+    )
+    fixed_example: ClassVar[str] = """
+        import torch
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            grads = torch.autograd.grad(loss, model.parameters(), create_graph=True)
+            penalty = sum(g.pow(2).sum() for g in grads)
+            (loss + penalty).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward(create_graph=True)  # TLK302
+                penalty = sum(p.grad.pow(2).sum() for p in model.parameters())
+                penalty.backward()
+                optimizer.step()
+            """,
+            "a gradient penalty computed from .grad",
+        ),
+        Flagged(
+            """
+            import torch
+            def hessian_step(loss, params):
+                torch.autograd.backward(loss, create_graph=True)  # TLK302
+                return [p.grad for p in params]
+            """,
+            "torch.autograd.backward behaves the same",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward(create_graph=True)
+                penalty = sum(p.grad.pow(2).sum() for p in model.parameters())
+                penalty.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+            "the gradients are reset (to None, the default) after their last use",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward(create_graph=False)
+                optimizer.step()
+            """,
+            "create_graph=False is the default behaviour",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        for function in facts.functions:
+            for call in function.backwards:
+                if call.create_graph is None or call.kind == "grad":
+                    continue
+                if any(reset.seq > call.seq for reset in function.grad_resets):
+                    continue
+                yield Report(call.create_graph, {})

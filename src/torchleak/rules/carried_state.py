@@ -1,0 +1,165 @@
+"""TLK103: a tensor carried into the next iteration's forward pass without ``.detach()``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from torchleak.analysis.facts import FileFacts
+from torchleak.analysis.queries import carried_state, statement_text
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+class CarriedState(Rule):
+    """## What it does
+    Flags a recurrent state, such as an RNN's hidden state, that a loop over batches feeds from
+    one iteration into the next forward pass (`out, h = model(x, h)`) without detaching it.
+
+    ## Why is this bad?
+    The new `h` is attached to this iteration's graph, which links back to the previous `h`
+    and its graph, and so on to the first batch. The first `backward()` frees the saved tensors
+    of the old graphs, so the second raises "Trying to backward through the graph a second
+    time". Without `backward()` in the loop (an evaluation loop without `torch.no_grad()`), or
+    with `retain_graph=True` (see TLK202), the chain grows by one graph every iteration.
+    Truncated backpropagation through time detaches the state at each boundary:
+    `h = h.detach()`.
+
+    ## Known problems
+    A state passed through a helper from another module (`h = repackage(h)`) counts as
+    replaced. Only loops over batches are checked; unrolling over time steps inside one
+    iteration is the normal forward pass.
+    """
+
+    code: ClassVar[str] = "TLK103"
+    name: ClassVar[str] = "carried-state"
+    harm: ClassVar[str] = "error"  # type: ignore[assignment]
+    message: ClassVar[str] = (
+        "'{key}' is carried into the next iteration still attached to the autograd graph, which "
+        "chains every iteration's graph together (the second backward fails, or memory grows); "
+        "detach it each iteration: {key} = {key}.detach()"
+    )
+    fixed_example: ClassVar[str] = """
+        h = torch.zeros(1, 32, 64)
+        for x, y in loader:
+            h = h.detach()
+            out, h = model(x, h)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            import torch
+            h = torch.zeros(1, 32, 64)
+            for x, y in loader:
+                out, h = model(x, h)  # TLK103
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+            """,
+            "a GRU hidden state carried across training steps",
+        ),
+        Flagged(
+            """
+            hidden = (h0, c0)
+            for x, y in loader:
+                out, (h, c) = lstm(x, hidden)
+                hidden = (h, c)
+                out, hidden = lstm(x, hidden)  # TLK103
+                criterion(out, y).backward()
+            """,
+            "an LSTM's (h, c) tuple",
+        ),
+        Flagged(
+            """
+            class LitTBPTT(LightningModule):
+                def training_step(self, batch, batch_idx):
+                    out, self.hidden = self.rnn(batch, self.hidden)  # TLK103
+                    return out.pow(2).mean()
+            """,
+            "state kept in an attribute of a per-batch method",
+        ),
+        Flagged(
+            """
+            state = None
+            for batch in val_loader:
+                out, state = model(batch, state)  # TLK103
+                predictions.append(out.argmax(-1))
+            """,
+            "an evaluation loop without no_grad: the chain grows every batch",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            h = torch.zeros(1, 32, 64)
+            for x, y in loader:
+                h = h.detach()
+                out, h = model(x, h)
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+            """,
+            "truncated BPTT: the state is detached at every iteration",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                out, h = model(x, h)
+                criterion(out, y).backward()
+                optimizer.step()
+                h.detach_()
+            """,
+            "detach_() in place also cuts the chain",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                hidden = model.init_hidden(x.size(0))
+                out, hidden = model(x, hidden)
+                criterion(out, y).backward()
+            """,
+            "a fresh state every batch",
+        ),
+        Clean(
+            """
+            for i, (x, y) in enumerate(loader):
+                if i % 35 == 0:
+                    hidden = tuple(v.detach() for v in hidden)
+                out, hidden = lstm(x, hidden)
+                criterion(out, y).backward(retain_graph=True)
+            """,
+            "TBPTT over 35 steps: the state is detached at each boundary",
+        ),
+        Clean(
+            """
+            import torch
+            with torch.no_grad():
+                for batch in loader:
+                    out, state = model(batch, state)
+            """,
+            "under no_grad the state carries no graph",
+        ),
+        Clean(
+            """
+            class Net(nn.Module):
+                def forward(self, xs, h):
+                    for x in xs:
+                        out, h = self.cell(x, h)
+                    return out, h
+            """,
+            "unrolling over time steps inside forward is the normal forward pass",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        for loop, binding in carried_state(facts):
+            has_retain_graph = any(
+                call.retain_graph is not None and call.loop is not None and loop in call.loop.enclosing()
+                for call in binding.function.backwards
+            )
+            if has_retain_graph:
+                continue  # TLK202 reports the retain_graph=True that hides this
+            yield Report(binding.node, {"key": binding.key, "statement": statement_text(facts, binding.node)})

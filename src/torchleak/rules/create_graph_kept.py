@@ -1,0 +1,158 @@
+"""TLK301: a result of ``autograd.grad(create_graph=True)`` kept, or never differentiated again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+import libcst as cst
+
+from torchleak.analysis.facts import BackwardCall, FileFacts
+from torchleak.analysis.queries import held_across_iterations, statement_text
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+def differentiated_again(call: BackwardCall) -> bool:
+    """Whether what ``call`` returns reaches a later backward, a return, or leaves the function."""
+    function = call.function
+    if isinstance(call.statement, cst.Return):
+        return True
+    derived = function.derived_from(function.bound_by(call.statement))
+    later = set().union(*(other.mentions for other in function.backwards if other is not call))
+    return bool(derived & (later | function.consumed))
+
+
+class CreateGraphKept(Rule):
+    """## What it does
+    Flags results of `torch.autograd.grad(..., create_graph=True)` that are kept across
+    iterations (appended, accumulated) while still attached, and calls whose result never
+    feeds another backward, a return value or an attribute.
+
+    ## Why is this bad?
+    `create_graph=True` records the backward pass itself as a graph, so that the gradients
+    can be differentiated again (gradient penalties, MAML, Hessian-vector products). Each
+    gradient it returns references that double-backward graph, which is about as large as
+    the forward graph. Kept across iterations, one such graph stays alive per step; never
+    differentiated, it was built for nothing and lives as long as the gradient does.
+
+    ## Known problems
+    A result handed to a function call for its side effect is assumed to be used.
+    """
+
+    code: ClassVar[str] = "TLK301"
+    name: ClassVar[str] = "create-graph-kept"
+    message: ClassVar[str] = "{problem}; {fix}"
+    fixed_example: ClassVar[str] = """
+        import torch
+        grad_norms = []
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            grads = torch.autograd.grad(loss, model.parameters(), create_graph=True)
+            penalty = sum(g.pow(2).sum() for g in grads)
+            (loss + 0.1 * penalty).backward()
+            optimizer.step()
+            grad_norms.append(penalty.detach())
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            import torch
+            grad_norms = []
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                grads = torch.autograd.grad(loss, model.parameters(), create_graph=True)
+                penalty = sum(g.pow(2).sum() for g in grads)
+                (loss + 0.1 * penalty).backward()
+                optimizer.step()
+                grad_norms.append(penalty)  # TLK301
+            """,
+            "a gradient penalty logged without detach keeps its double-backward graph",
+        ),
+        Flagged(
+            """
+            from torch import autograd
+            for x in loader:
+                x.requires_grad_(True)
+                energy = model(x).sum()
+                forces = autograd.grad(energy, x, create_graph=True)[0]  # TLK301
+                print(forces.norm())
+            """,
+            "create_graph=True whose result is never differentiated again",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            import torch
+            for real, fake in loader:
+                alpha = torch.rand(real.size(0), 1)
+                interp = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+                grads = torch.autograd.grad(critic(interp).sum(), interp, create_graph=True)[0]
+                gp = ((grads.norm(2, dim=1) - 1) ** 2).mean()
+                loss = critic(fake).mean() - critic(real).mean() + 10 * gp
+                loss.backward()
+                optimizer.step()
+            """,
+            "WGAN-GP: the penalty feeds the loss that is backwarded",
+        ),
+        Clean(
+            """
+            import torch
+            from torch.func import functional_call
+            for task in tasks:
+                params = dict(model.named_parameters())
+                inner = criterion(functional_call(model, params, task.x), task.y)
+                grads = torch.autograd.grad(inner, params.values(), create_graph=True)
+                fast = {n: p - 0.01 * g for (n, p), g in zip(params.items(), grads)}
+                outer = criterion(functional_call(model, fast, task.qx), task.qy)
+                outer.backward()
+            meta_optimizer.step()
+            """,
+            "MAML: the adapted weights feed the outer loss",
+        ),
+        Clean(
+            """
+            import torch
+            def gradient_penalty(critic, interp):
+                grads = torch.autograd.grad(critic(interp).sum(), interp, create_graph=True)[0]
+                return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+            """,
+            "returned to the caller, which adds it to the loss",
+        ),
+        Clean(
+            """
+            import torch
+            for x in loader:
+                x.requires_grad_(True)
+                y = model(x).sum()
+                g = torch.autograd.grad(y, x, create_graph=True)[0]
+                hvp = torch.autograd.grad(g, x, grad_outputs=v)[0]
+                history.append(hvp)
+            """,
+            "the first gradient is differentiated again; the second has no graph",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        for event, _loop in held_across_iterations(facts, double_backward=True):
+            value = statement_text(facts, event.value_node, limit=40)
+            yield Report(
+                event.node,
+                {
+                    "problem": f"'{statement_text(facts, event.node)}' keeps the double-backward graph of "
+                    "autograd.grad(create_graph=True) alive across iterations",
+                    "fix": f"keep {value}.detach() (or .item())",
+                },
+            )
+        for function in facts.functions:
+            for call in function.double_backward_grads:
+                if not differentiated_again(call):
+                    yield Report(
+                        call.node,
+                        {
+                            "problem": "the result of autograd.grad(create_graph=True) never feeds another "
+                            "backward, so its double-backward graph is built for nothing and lives as long as it does",
+                            "fix": "drop create_graph=True (or .detach() the result)",
+                        },
+                    )

@@ -1,0 +1,213 @@
+"""TLK102: a graph-attached value stored in a container or attribute that outlives the iteration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+import libcst as cst
+
+from torchleak.analysis.facts import FileFacts, Store
+from torchleak.analysis.queries import held_across_iterations, statement_text
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+class HeldAcrossIterations(Rule):
+    """## What it does
+    Flags `history.append(out)`, `self.cache.append(h)`, `outputs[step] = out`,
+    `preds += [out]` and dict or tuple literals holding such tensors, inside a loop over
+    batches, when the stored value is still attached to the autograd graph and the container
+    lives from one iteration to the next.
+
+    ## Why is this bad?
+    A stored tensor keeps its `grad_fn`, and through it the graph that produced it. In an
+    evaluation loop that runs the model without `torch.no_grad()` this is the largest leak of
+    all: every batch's whole forward graph, saved activations included, stays alive until the
+    list is dropped. In a training loop `backward()` has freed the saved activations, but the
+    stored tensor and its chain of autograd nodes remain, one set per iteration.
+
+    ## Known problems
+    Values that come back from functions defined in other modules are not known to be
+    attached and are not reported. A list that is later passed to `backward()` (for example
+    `torch.stack(losses).mean().backward()`) is intended and not reported.
+    """
+
+    code: ClassVar[str] = "TLK102"
+    name: ClassVar[str] = "held-across-iterations"
+    message: ClassVar[str] = "'{statement}' keeps the autograd graph of {value} alive across iterations; {fix}"
+    fixed_example: ClassVar[str] = """
+        import torch
+        preds = []
+        model.eval()
+        with torch.no_grad():
+            for x, _ in val_loader:
+                preds.append(model(x))
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            preds = []
+            model.eval()
+            for x, _ in val_loader:
+                preds.append(model(x))  # TLK102
+            """,
+            "an evaluation loop without no_grad keeps every batch's forward graph",
+        ),
+        Flagged(
+            """
+            history = []
+            for x, y in loader:
+                out = model(x)
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+                history.append(out)  # TLK102
+                history.append({"loss": loss, "step": 1})  # TLK102
+            """,
+            "a training loop keeping outputs, and a dict literal holding the loss",
+        ),
+        Flagged(
+            """
+            class Model(nn.Module):
+                def fit(self, loader):
+                    for x in loader:
+                        h = self.encoder(x)
+                        self.cache.append(h)  # TLK102
+                        loss = h.pow(2).mean()
+                        loss.backward()
+            """,
+            "an attribute list filled once per batch",
+        ),
+        Flagged(
+            """
+            outputs = {}
+            for step, (x, y) in enumerate(loader):
+                out = model(x)
+                criterion(out, y).backward()
+                optimizer.step()
+                outputs[step] = out  # TLK102
+            """,
+            "a dict keyed by the step grows by one graph per iteration",
+        ),
+        Flagged(
+            """
+            class LitModel(LightningModule):
+                def training_step(self, batch, batch_idx):
+                    x, y = batch
+                    logits = self(x)
+                    loss = F.cross_entropy(logits, y)
+                    self.training_step_outputs.append(logits)  # TLK102
+                    return loss
+            """,
+            "a Lightning training_step keeping its logits for on_train_epoch_end",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            import torch
+            preds = []
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    preds.append(model(x))
+            """,
+            "computed under torch.no_grad(), the outputs carry no graph",
+        ),
+        Clean(
+            """
+            history = []
+            for x, y in loader:
+                out = model(x)
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+                history.append(out.detach())
+                history.append(loss.item())
+                history.append({"loss": loss.item()})
+            """,
+            "stored values are detached or plain numbers",
+        ),
+        Clean(
+            """
+            import torch
+            losses = []
+            for x, y in loader:
+                losses.append(criterion(model(x), y))
+                if len(losses) == 4:
+                    torch.stack(losses).mean().backward()
+                    optimizer.step()
+                    losses = []
+            """,
+            "the collected losses are backwarded together, which is the point",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                outputs = []
+                for t in range(x.size(0)):
+                    out, h = cell(x[t], h0)
+                    outputs.append(out)
+                loss = criterion(torch.stack(outputs), y)
+                loss.backward()
+                optimizer.step()
+            """,
+            "a list created inside the iteration dies with it",
+        ),
+        Clean(
+            """
+            class LitModel(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    x, y = batch
+                    self.validation_step_outputs.append(self(x))
+            """,
+            "Lightning runs validation_step under no_grad",
+        ),
+        Clean(
+            """
+            stats = {}
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                stats["last_loss"] = loss
+            """,
+            "one fixed slot is overwritten each step: it holds one graph, not one per step",
+        ),
+        Clean(
+            """
+            layers = []
+            for i in range(4):
+                layers.append(nn.Linear(8, 8))
+            features = []
+            for layer in layers:
+                x = layer(x)
+                features.append(x)
+            """,
+            "loops over layers inside one forward pass are not loops over batches",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                out = model(x)
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+                metric.update(out, y)
+            """,
+            "torchmetrics' update runs with grad disabled",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        for event, loop in held_across_iterations(facts, double_backward=False):
+            if not isinstance(event, Store):
+                continue
+            value = statement_text(facts, event.value_node, limit=40)
+            if isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)):
+                fix = "store .item() or .detach() of each tensor in it"
+            elif not loop.has_backward and not loop.per_batch_method:
+                fix = f"this loop never calls backward: run it under torch.no_grad(), or store {value}.detach()"
+            else:
+                fix = f"store {value}.detach() (or .item() for a number)"
+            yield Report(event.node, {"statement": statement_text(facts, event.node), "value": value, "fix": fix})

@@ -1,0 +1,107 @@
+"""TLK202: ``retain_graph=True`` silencing the error of a state carried without ``.detach()``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from torchleak.analysis.facts import FileFacts
+from torchleak.analysis.queries import carried_into, loops_with_carried_state, statement_text
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+class RetainGraphCarriedState(Rule):
+    """## What it does
+    Flags `retain_graph=True` on a backward inside a loop over batches that carries a
+    graph-attached state into the next iteration without detaching it (the pattern of TLK103).
+
+    ## Why is this bad?
+    Carrying an RNN's hidden state across batches without `.detach()` makes the second
+    `backward()` fail with "Trying to backward through the graph a second time ... specify
+    retain_graph=True". Following that advice makes the error go away and the real problem
+    worse: every backward now walks, and keeps, the graphs of all previous iterations, so both
+    memory and step time grow every iteration until the run dies. The fix is to detach the
+    state (`h = h.detach()`) and drop `retain_graph=True`.
+
+    ## Known problems
+    State detached through a helper defined in another module counts as detached.
+    """
+
+    code: ClassVar[str] = "TLK202"
+    name: ClassVar[str] = "retain-graph-carried-state"
+    message: ClassVar[str] = (
+        "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
+        "the graph and the step time grow every iteration; detach it each iteration "
+        "({key} = {key}.detach()) and drop retain_graph=True"
+    )
+    fixed_example: ClassVar[str] = """
+        h = torch.zeros(1, 32, 64)
+        for x, y in loader:
+            h = h.detach()
+            out, h = gru(x, h)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            import torch
+            h = torch.zeros(1, 32, 64)
+            for x, y in loader:
+                out, h = gru(x, h)
+                loss = criterion(out, y)
+                loss.backward(retain_graph=True)  # TLK202
+                optimizer.step()
+            """,
+            "the classic: a GRU hidden state and retain_graph=True to silence the error",
+        ),
+        Flagged(
+            """
+            for x, y in loader:
+                out, hidden = model(x, hidden)
+                loss = criterion(out, y)
+                optimizer.zero_grad()
+                loss.backward(retain_graph=True)  # TLK202
+                optimizer.step()
+            """,
+            "the state comes from before the loop",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            import torch
+            h = torch.zeros(1, 32, 64)
+            for x, y in loader:
+                h = h.detach()
+                out, h = gru(x, h)
+                loss = criterion(out, y)
+                loss.backward()
+                optimizer.step()
+            """,
+            "the state is detached each iteration and no graph is retained",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                hidden = model.init_hidden(x.size(0))
+                out, hidden = model(x, hidden)
+                loss1 = criterion(out, y)
+                loss1.backward(retain_graph=True)
+                out.pow(2).mean().backward()
+            """,
+            "a fresh state per batch and a legitimate second backward",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        carried = loops_with_carried_state(facts)
+        for function in facts.functions:
+            for call in function.backwards:
+                if call.retain_graph is None:
+                    continue
+                binding = carried_into(call, carried)
+                if binding is not None:
+                    yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node)})

@@ -1,0 +1,157 @@
+"""TLK201: ``retain_graph=True`` on the last backward through a graph built in the iteration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
+from torchleak.analysis.queries import carried_into, loops_with_carried_state, statement_text
+from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+
+
+def graph_reused(call: BackwardCall, loop: Loop) -> bool:
+    """Whether another backward can still need the graph ``call`` differentiates.
+
+    True when a later backward follows in the same iteration, when the differentiated
+    tensor was built before the loop, or when it depends on a value carried over from the
+    previous iteration (truncated BPTT keeps a graph across several steps on purpose).
+    """
+    function = call.function
+    outermost = list(loop.enclosing())[-1]
+    if any(other.seq > call.seq and outermost.contains(other.seq) for other in function.backwards):
+        return True
+    sources = function.sources_of(set(call.output_mentions))
+    if sources & loop.attached_on_entry:
+        return True
+    rebound = {b.key for b in function.bindings if loop.contains(b.seq)}
+    attached_in_loop = {b.key for b in function.bindings if loop.contains(b.seq) and b.value.attached}
+    bound_anywhere = {b.key for b in function.bindings}
+    for key in sources & bound_anywhere:
+        if loop.first_access.get(key) == "read" and (key in attached_in_loop or key not in rebound):
+            return True
+    return False
+
+
+class RetainGraphUnneeded(Rule):
+    """## What it does
+    Flags `loss.backward(retain_graph=True)` (or `torch.autograd.grad(..., retain_graph=True)`)
+    inside a loop when no later backward in the same iteration goes through that graph.
+
+    ## Why is this bad?
+    `retain_graph=True` keeps the saved tensors of the graph after the backward pass, so that a
+    second backward can use them. When none follows, they stay alive until `loss` is replaced
+    in the next iteration: the next forward pass runs with the previous graph still in memory,
+    raising the peak by one whole graph. It does not grow from step to step, so this is a
+    **peak**, not a leak; but it is often what pushes a run that fits over the edge, and it is
+    the usual symptom of the TLK202 mistake.
+
+    ## Known problems
+    Any later backward or `autograd.grad` in the iteration counts as using the graph, even
+    through an unrelated tensor. A graph built before the loop, or one that a state carried
+    between iterations links into (truncated BPTT), is assumed to be needed.
+    """
+
+    code: ClassVar[str] = "TLK201"
+    name: ClassVar[str] = "retain-graph-unneeded"
+    harm: ClassVar[str] = "peak"  # type: ignore[assignment]
+    message: ClassVar[str] = (
+        "'retain_graph=True' in '{call}': no later backward in this iteration uses the graph, so "
+        "it stays alive into the next iteration and raises the peak by one graph; remove retain_graph=True"
+    )
+    fixed_example: ClassVar[str] = """
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """
+    flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward(retain_graph=True)  # TLK201
+                optimizer.step()
+            """,
+            "a single backward per iteration",
+        ),
+        Flagged(
+            """
+            for x, y in loader:
+                out = model(x)
+                loss1 = criterion(out, y)
+                loss2 = out.pow(2).mean()
+                loss1.backward(retain_graph=True)
+                loss2.backward(retain_graph=True)  # TLK201
+                optimizer.step()
+            """,
+            "the second of two backward passes needs no retained graph",
+        ),
+    )
+    clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            for x, y in loader:
+                out = model(x)
+                loss1 = criterion(out, y)
+                loss2 = out.pow(2).mean()
+                loss1.backward(retain_graph=True)
+                loss2.backward()
+                optimizer.step()
+            """,
+            "a legitimate second backward through the shared graph",
+        ),
+        Clean(
+            """
+            loss = criterion(model(x), y)
+            for _ in range(3):
+                loss.backward(retain_graph=True)
+            """,
+            "the graph is built once before the loop and reused by every iteration",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                features = encoder(x)
+                for head in heads:
+                    head_loss = criterion(head(features), y)
+                    head_loss.backward(retain_graph=True)
+                optimizer.step()
+            """,
+            "every head's backward goes through the encoder graph built before the inner loop",
+        ),
+        Clean(
+            """
+            import torch
+            for real in loader:
+                interp = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+                d_interp = critic(interp)
+                grads = torch.autograd.grad(d_interp.sum(), interp, create_graph=True, retain_graph=True)[0]
+                gp = ((grads.norm(2, dim=1) - 1) ** 2).mean()
+                d_loss = critic(fake).mean() - critic(real).mean() + 10 * gp
+                d_loss.backward()
+                optimizer.step()
+            """,
+            "WGAN-GP: the gradient penalty's graph is backwarded by d_loss",
+        ),
+        Clean(
+            """
+            loss = criterion(model(x), y)
+            loss.backward(retain_graph=True)
+            """,
+            "outside a loop the graph dies with the function: no step runs with it alive",
+        ),
+    )
+    demo: ClassVar[LeakDemo | None] = None
+
+    def check(self, facts: FileFacts) -> Iterator[Report]:
+        carried = loops_with_carried_state(facts)
+        for function in facts.functions:
+            for call in function.backwards:
+                if call.retain_graph is None or call.loop is None or call.loop.per_batch_method:
+                    continue
+                if carried_into(call, carried) is not None or graph_reused(call, call.loop):
+                    continue  # TLK202 reports retain_graph=True hiding a carried state
+                yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)})

@@ -53,6 +53,12 @@ def is_selected(code: str, select: Collection[str] = DEFAULT_SELECT, ignore: Col
     return selected > ignored
 
 
+def notice_selected(select: Collection[str], ignore: Collection[str] = ()) -> bool:
+    """TLK900 is opt-in, like bugbear's B9 codes: ``--select TLK`` alone does not turn it on."""
+    explicit = [prefix for prefix in select if NOTICE_CODE.startswith(prefix) and len(prefix) >= 4]
+    return bool(explicit) and is_selected(NOTICE_CODE, explicit, ignore)
+
+
 def _nesting_and_relevance(tree: ast.AST, per_batch_methods: Collection[str]) -> tuple[int, bool]:
     """The tree's depth, and whether it has a loop, a per-batch method or a create_graph call."""
     depth = 0
@@ -86,7 +92,7 @@ def check_source(
 ) -> Result:
     """Lint ``source``. Never raises: failures become ``Result.skipped`` (and TLK900 if selected)."""
     rules = [rule() for rule in ALL_RULES if is_selected(rule.code, select, ignore)]
-    notice = is_selected(NOTICE_CODE, select, ignore)
+    notice = notice_selected(select, ignore)
 
     def skipped(reason: str) -> Result:
         findings = [Finding(1, 0, NOTICE_CODE, f"not analysed: {reason}")] if notice else []
@@ -96,10 +102,8 @@ def check_source(
         return Result()
     if len(source) > MAX_CHARACTERS:
         return skipped(f"larger than {MAX_CHARACTERS:,} characters")
-    per_batch = PER_BATCH_METHODS | settings.per_batch_methods
-    if not _RELEVANT_TEXT.search(source) and not any(name in source for name in settings.per_batch_methods):
-        return Result()
     try:
+        # Under flake8 the tree comes for free; the CLI parses so that it can report syntax errors.
         if tree is None:
             tree = ast.parse(source)
     except SyntaxError as error:
@@ -107,6 +111,9 @@ def check_source(
     except (RecursionError, MemoryError, ValueError) as error:
         # CPython's own parser gives up on extremely nested input; ValueError is for NUL bytes.
         return Result(syntax_error=(1, 0, f"{type(error).__name__}: {error}"))
+    per_batch = PER_BATCH_METHODS | settings.per_batch_methods
+    if not _RELEVANT_TEXT.search(source) and not any(name in source for name in settings.per_batch_methods):
+        return Result()
     depth, relevant = _nesting_and_relevance(tree, per_batch)
     if depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")

@@ -1,0 +1,5 @@
+"""``python -m torchleak``."""
+
+from torchleak.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Render a rule's documentation page from its module: the one source for docs and --explain."""
+
+from __future__ import annotations
+
+import inspect
+from textwrap import dedent, indent
+
+from torchleak.rule import Rule
+
+#: Sections every rule docstring must have, in Ruff's order.
+REQUIRED_SECTIONS = ("## What it does", "## Why is this bad?", "## Known problems")
+HARM_WORDS = {
+    "leak": "Leak: memory grows every iteration.",
+    "peak": "Peak: raises peak memory by one graph; does not grow.",
+    "error": "Crash or leak: the second backward fails; without backward in the loop, memory grows.",
+}
+
+
+def _code_block(source: str) -> str:
+    return "```python\n" + dedent(source).strip("\n") + "\n```"
+
+
+def render(rule: type[Rule]) -> str:
+    """The Markdown page for ``rule`` (also printed by ``torchleak --explain``)."""
+    from torchleak.engine import lint_source
+
+    first = rule.flagged[0]
+    emitted = lint_source(first.code, select=(rule.code,))
+    parts = [
+        f"# {rule.code} `{rule.name}`",
+        "<!-- Generated from src/torchleak/rules by scripts/generate_rule_docs.py; do not edit. -->",
+        f"**{HARM_WORDS[rule.harm]}**",
+        "Message, as emitted on the first example below:\n\n"
+        + "\n".join(f"> `{f.line}:{f.column + 1}: {f.code} {f.message}`" for f in emitted),
+        inspect.cleandoc(rule.__doc__ or ""),
+        "## Example\n\n" + _code_block(first.code),
+        "## Use instead\n\n" + _code_block(rule.fixed_example),
+        "## Measured\n\n" + _measured(rule),
+    ]
+    if len(rule.flagged) > 1:
+        parts.append(
+            "## Also reported\n\n"
+            + "\n\n".join(f"{example.note}:\n\n{_code_block(example.code)}" for example in rule.flagged[1:])
+        )
+    parts.append(
+        "## Stays silent on\n\n"
+        + "\n\n".join(f"- {example.why}:\n\n{indent(_code_block(example.code), '  ')}" for example in rule.clean)
+    )
+    return "\n\n".join(parts) + "\n"
+
+
+def _measured(rule: type[Rule]) -> str:
+    demo = rule.demo
+    if demo is None:
+        return "No leak demonstration yet."
+    lines = [
+        f"The leak demonstration (meter: {demo.meter}) {demo.expectation}." if demo.expectation else f"Meter: {demo.meter}.",
+        "Figures for every rule, on CPU and CUDA, are in [evidence.md](../evidence.md); "
+        "`tests/memory` asserts them.",
+        "",
+        "Leaky step:",
+        "",
+        _code_block(demo.leaky),
+        "",
+        "Fixed step:",
+        "",
+        _code_block(demo.fixed),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,135 @@
+"""The engine: selection, noqa, the pre-filter, and its promise never to raise."""
+
+from __future__ import annotations
+
+import ast
+from textwrap import dedent
+
+import pytest
+
+from torchleak.engine import MAX_NESTING, check_source, is_selected, lint_source
+from torchleak.rules import ALL_RULES
+
+LEAKY = dedent(
+    """
+    total = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward(retain_graph=True)
+        total += loss
+    """
+)
+
+
+def test_select_and_ignore_follow_flake8_prefix_rules() -> None:
+    assert is_selected("TLK101", ("TLK",), ())
+    assert not is_selected("TLK101", ("TLK",), ("TLK1",))
+    assert is_selected("TLK101", ("TLK101",), ("TLK1",))  # the longer prefix wins
+    assert not is_selected("TLK900", ("TLK1", "TLK2", "TLK3"), ())
+
+
+def test_findings_are_sorted_and_filtered_by_selection() -> None:
+    assert [f.code for f in lint_source(LEAKY)] == ["TLK201", "TLK101"]
+    assert [f.code for f in lint_source(LEAKY, ignore=("TLK2",))] == ["TLK101"]
+    assert [f.code for f in lint_source(LEAKY, select=("TLK201",))] == ["TLK201"]
+    assert lint_source(LEAKY, select=("E",)) == []
+
+
+def test_noqa_is_applied_only_when_asked() -> None:
+    source = LEAKY.replace("total += loss", "total += loss  # noqa: TLK101").replace(
+        "retain_graph=True)", "retain_graph=True)  # noqa"
+    )
+    assert check_source(source, apply_noqa=True).findings == []
+    assert len(check_source(source).findings) == 2
+    other = LEAKY.replace("total += loss", "total += loss  # noqa: E501")
+    assert [f.code for f in check_source(other, apply_noqa=True).findings] == ["TLK201", "TLK101"]
+
+
+def test_the_prefilter_never_drops_a_file_with_findings() -> None:
+    for rule in ALL_RULES:
+        for example in rule.flagged:
+            tree = ast.parse(example.code)
+            assert check_source(example.code, tree=tree).findings, (rule.code, example.note)
+
+
+def test_irrelevant_files_are_not_parsed_by_libcst(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torchleak.engine as engine
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("libcst should not be reached")
+
+    monkeypatch.setattr(engine.cst, "parse_module", fail)
+    assert check_source("import torch\nx = torch.ones(3)\nprint(x.sum())\n").findings == []
+    assert check_source("def f(xs):\n    return [x * 2 for x in xs]\n").skipped is None
+
+
+def test_deep_nesting_is_skipped_with_a_notice_not_a_crash() -> None:
+    deep = "for x in loader:\n    y = " + "f(" * 190 + "1" + ")" * 190 + "\n"
+    result = check_source(deep, select=("TLK", "TLK900"))
+    assert result.skipped and str(MAX_NESTING) in result.skipped
+    assert [f.code for f in result.findings] == ["TLK900"]
+    # The notice is opt-in: neither the default nor a bare "TLK" prefix turns it on.
+    assert check_source(deep).findings == []
+    assert check_source(deep, select=("TLK",)).findings == []
+
+
+def test_nesting_just_under_the_limit_is_analysed() -> None:
+    nested = "total = 0\nfor x in loader:\n    loss = criterion(model(x), " + "g(" * 80 + "1" + ")" * 80 + ")\n    loss.backward()\n    total += loss\n"
+    assert [f.code for f in lint_source(nested)] == ["TLK101"]
+
+
+def test_syntax_errors_are_returned_not_raised() -> None:
+    result = check_source("for x in loader:\n    total += (\n")
+    assert result.syntax_error is not None
+    assert result.findings == []
+
+
+def test_internal_errors_become_a_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torchleak.engine as engine
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("bug")
+
+    monkeypatch.setattr(engine, "analyse", broken)
+    result = check_source(LEAKY, select=("TLK9",))
+    assert result.skipped is not None and "internal error KeyError" in result.skipped
+    assert [f.code for f in result.findings] == ["TLK900"]
+
+
+def test_aliases_and_no_grad_imported_by_name() -> None:
+    source = dedent(
+        """
+        from torch import no_grad as ng
+        import torch.nn.functional as fn
+        total = 0
+        with ng():
+            for x, y in loader:
+                total += fn.cross_entropy(model(x), y)
+        for x, y in loader:
+            total += fn.cross_entropy(model(x), y)
+        """
+    )
+    assert [(f.line, f.code) for f in lint_source(source)] == [(9, "TLK101")]
+
+
+def test_set_grad_enabled_false_statement_switches_off_the_rest() -> None:
+    source = dedent(
+        """
+        import torch
+        def evaluate(model, loader):
+            torch.set_grad_enabled(False)
+            outs = []
+            for x in loader:
+                outs.append(model(x))
+            return outs
+        """
+    )
+    assert lint_source(source) == []
+
+
+def test_configured_names_extend_the_vocabulary() -> None:
+    from torchleak.analysis.flow import Settings
+
+    source = "hist = []\nfor x in loader:\n    hist.append(mlp(x))\n"
+    assert lint_source(source) == []
+    assert [f.code for f in lint_source(source, settings=Settings(model_names=frozenset({"mlp"})))] == ["TLK102"]

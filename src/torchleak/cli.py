@@ -226,12 +226,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if options.explain:
         from torchleak.docs import render
 
-        rule = RULES_BY_CODE.get(options.explain.strip().upper())
-        if rule is None:
+        explained = RULES_BY_CODE.get(options.explain.strip().upper())
+        if explained is None:
             parser.print_usage(sys.stderr)
             sys.stderr.write(f"torchleak: error: unknown rule code {options.explain!r}; see --list-rules\n")
             return 2
-        print(render(rule))
+        print(render(explained))
         return 0
     if not options.paths:
         parser.print_usage(sys.stderr)

@@ -550,7 +550,7 @@ class _Walker:
             for element in node.slice:
                 if isinstance(element.slice, cst.Index):
                     self.evaluate(element.slice.value)
-                else:
+                elif isinstance(element.slice, cst.Slice):
                     for part in (element.slice.lower, element.slice.upper, element.slice.step):
                         if part is not None:
                             self.evaluate(part)
@@ -580,19 +580,19 @@ class _Walker:
             return merge(*elements) if elements else DETACHED
         if isinstance(node, cst.Dict):
             parts: list[Value] = []
-            for element in node.elements:
-                if isinstance(element, cst.DictElement):
-                    self.evaluate(element.key)
-                parts.append(self.evaluate(element.value))
+            for entry in node.elements:
+                if isinstance(entry, cst.DictElement):
+                    self.evaluate(entry.key)
+                parts.append(self.evaluate(entry.value))
             return merge(*parts) if parts else DETACHED
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
             return self._comprehension(node)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
             return DETACHED
         if isinstance(node, cst.FormattedString):
-            for part in node.parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    self.evaluate(part.expression)
+            for content in node.parts:
+                if isinstance(content, cst.FormattedStringExpression):
+                    self.evaluate(content.expression)
             return DETACHED
         if isinstance(node, cst.Lambda):
             return DETACHED
@@ -692,9 +692,11 @@ class _Walker:
             return receiver  # a tensor method: .sum(), .mean(), .cpu(), .to(), .view() keep the graph
         if self._is_model_call(func, key, identifier):
             return Value(State.ATTACHED, identifier)
-        if method is not None and method in vocab.FORWARD_METHODS:
-            owner = last_identifier(func.value) if isinstance(func, cst.Attribute) else None
-            if owner is not None and (owner == "self" or vocab.MODEL_NAME.match(owner) or dotted(func.value) in self.context.module_keys):
+        if isinstance(func, cst.Attribute) and method in vocab.FORWARD_METHODS:
+            owner = last_identifier(func.value)
+            if owner is not None and (
+                owner == "self" or vocab.MODEL_NAME.match(owner) or dotted(func.value) in self.context.module_keys
+            ):
                 return Value(State.ATTACHED, identifier)
         summary = self._summary(func, identifier)
         if summary is not None:

@@ -60,25 +60,46 @@ def notice_selected(select: Collection[str], ignore: Collection[str] = ()) -> bo
 
 
 def _nesting_and_relevance(tree: ast.AST, per_batch_methods: Collection[str]) -> tuple[int, bool]:
-    """The tree's depth, and whether it has a loop, a per-batch method or a create_graph call."""
+    """The tree's depth, and whether it can hold a finding at all.
+
+    Every rule needs a loop over batches (a loop plus a backward/optimizer step, or a loop
+    over something named like a loader), a method called once per batch, or a
+    ``create_graph=True``. This is the same test the analysis applies, made on the ast that
+    flake8 hands us for free, so that most files never reach libcst.
+    """
     depth = 0
-    relevant = False
+    has_loop = loader_loop = steps = per_batch = create_graph = False
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, level = stack.pop()
         if level > depth:
             depth = level
             if depth > MAX_NESTING:
-                return depth, relevant
-        if not relevant:
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-                relevant = True
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in per_batch_methods:
-                relevant = True
-            elif isinstance(node, ast.keyword) and node.arg == "create_graph":
-                relevant = True
+                return depth, True
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            has_loop = True
+            if not loader_loop:
+                loader_loop = any(
+                    isinstance(part, (ast.Name, ast.Attribute)) and LOADER_NAME.search(_identifier(part))
+                    for part in ast.walk(node.iter)
+                )
+        elif isinstance(node, ast.While):
+            has_loop = True
+        elif isinstance(node, ast.Attribute) and node.attr in _STEP_ATTRIBUTES:
+            steps = True
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in per_batch_methods:
+            per_batch = True
+        elif isinstance(node, ast.keyword) and node.arg == "create_graph":
+            create_graph = True
         stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
-    return depth, relevant
+    return depth, per_batch or create_graph or (has_loop and (steps or loader_loop))
+
+
+_STEP_ATTRIBUTES: Final = frozenset({"backward", "manual_backward", "step", "grad"})
+
+
+def _identifier(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def check_source(

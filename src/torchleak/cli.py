@@ -164,9 +164,10 @@ def _print_text(reports: list[FileReport], out: TextIO, err: TextIO) -> None:
         if report.error is not None:
             err.write(f"{report.path}: {report.error}\n")
         elif report.result.syntax_error is not None:
-            line, column, message = report.result.syntax_error
-            err.write(f"{report.path}:{line}:{column + 1}: syntax error: {message}\n")
-            if 0 < line <= len(report.source_lines):
+            error = report.result.syntax_error
+            line, column = error.line, error.column
+            err.write(f"{report.path}:{line}:{column + 1}: syntax error: {error.message}\n")
+            if error.point and 0 < line <= len(report.source_lines):
                 text = report.source_lines[line - 1]
                 err.write(f"{text}\n{' ' * min(column, len(text))}^\n")
         for finding in report.result.findings:
@@ -197,9 +198,9 @@ def _json_document(reports: list[FileReport]) -> dict[str, object]:
         + [
             {
                 "path": report.path,
-                "message": f"syntax error: {report.result.syntax_error[2]}",
-                "line": report.result.syntax_error[0],
-                "column": report.result.syntax_error[1] + 1,
+                "message": f"syntax error: {report.result.syntax_error.message}",
+                "line": report.result.syntax_error.line,
+                "column": report.result.syntax_error.column + 1,
             }
             for report in reports
             if report.result.syntax_error is not None

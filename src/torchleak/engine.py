@@ -36,14 +36,23 @@ _RELEVANT_TEXT: Final = re.compile(
 
 
 @dataclass(frozen=True)
+class ParseError:
+    """CPython rejected the source. ``point`` says whether line and column locate the error."""
+
+    line: int
+    column: int
+    message: str
+    point: bool = True
+
+
+@dataclass(frozen=True)
 class Result:
     """What linting one source gave: findings, or why it was not analysed."""
 
     findings: list[Finding] = field(default_factory=list)
     #: Why the file was not analysed (too deep, too large, libcst failure), else None.
     skipped: Optional[str] = None
-    #: CPython rejected the source: (line, column, message).
-    syntax_error: Optional[tuple[int, int, str]] = None
+    syntax_error: Optional[ParseError] = None
 
 
 def is_selected(code: str, select: Collection[str] = DEFAULT_SELECT, ignore: Collection[str] = ()) -> bool:
@@ -128,10 +137,12 @@ def check_source(
         if tree is None:
             tree = ast.parse(source)
     except SyntaxError as error:
-        return Result(syntax_error=(error.lineno or 1, (error.offset or 1) - 1, error.msg))
-    except (RecursionError, MemoryError, ValueError) as error:
-        # CPython's own parser gives up on extremely nested input; ValueError is for NUL bytes.
-        return Result(syntax_error=(1, 0, f"{type(error).__name__}: {error}"))
+        return Result(syntax_error=ParseError(error.lineno or 1, (error.offset or 1) - 1, error.msg))
+    except ValueError as error:  # NUL bytes, on older Pythons
+        return Result(syntax_error=ParseError(1, 0, str(error), point=False))
+    except (RecursionError, MemoryError) as error:
+        # CPython itself cannot compile it (e.g. a 5,000-term `a + a + ...`): not our syntax error.
+        return Result(syntax_error=ParseError(1, 0, f"too deeply nested for CPython's parser ({type(error).__name__})", point=False))
     per_batch = PER_BATCH_METHODS | settings.per_batch_methods
     if not _RELEVANT_TEXT.search(source) and not any(name in source for name in settings.per_batch_methods):
         return Result()

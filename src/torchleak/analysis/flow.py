@@ -180,6 +180,7 @@ class _FileContext:
     module_keys: set[str] = field(default_factory=set)
     loss_keys: set[str] = field(default_factory=set)
     walked: dict[int, Function] = field(default_factory=dict)
+    no_grad_callees: set[str] = field(default_factory=set)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
 
@@ -197,6 +198,7 @@ def analyse(module: cst.Module, settings: Settings = Settings()) -> FileFacts:
         aliases=ImportAliases(s for s in statements if isinstance(s, (cst.Import, cst.ImportFrom))),
         facts=FileFacts(module),
     )
+    context.no_grad_callees = _called_under_no_grad(statements, context.aliases)
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
             context.definitions.setdefault(statement.name.value, []).append(statement)
@@ -207,6 +209,32 @@ def analyse(module: cst.Module, settings: Settings = Settings()) -> FileFacts:
             context.module_classes.add(statement.name.value)
     _Walker(context, module, "<module>", no_grad=False, per_batch=False).run(module.body)
     return context.facts
+
+
+def _called_under_no_grad(statements: Sequence[cst.CSTNode], aliases: ImportAliases) -> set[str]:
+    """Names of functions this file calls inside a ``with torch.no_grad():`` block.
+
+    ``def predict(model, loader)`` called as ``with torch.no_grad(): predict(...)`` runs without
+    grad although its own body does not say so; such functions are analysed as no-grad.
+    """
+    callees: set[str] = set()
+    for statement in statements:
+        if not isinstance(statement, cst.With):
+            continue
+        if not any(
+            isinstance(item.item, cst.Call) and aliases.qualify(item.item.func) in vocab.NO_GRAD_CALLABLES
+            for item in statement.items
+        ):
+            continue
+        stack: list[cst.CSTNode] = [statement.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                name = last_identifier(node.func)
+                if name is not None:
+                    callees.add(name)
+            stack.extend(node.children)
+    return callees
 
 
 class _Walker:
@@ -528,7 +556,7 @@ class _Walker:
         if done is not None:
             return done
         name = node.name.value
-        no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or any(
+        no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or name in self.context.no_grad_callees or any(
             self.context.aliases.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             in vocab.NO_GRAD_CALLABLES
             for d in node.decorators

@@ -1,91 +1,124 @@
-"""The command-line adapter: find files, read them, print what the engine found."""
+"""The command-line adapter: find files, read them, hand them to the engine, print the results."""
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
 import io
-import json
 import os
 import sys
 import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, TextIO
+from typing import Optional, TextIO, TypeVar
 
 from torchleak import __version__
 from torchleak.analysis.flow import Settings
-from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, Result, check_source
+from torchleak.config import Config, ConfigError, PerFileIgnores, find, load, parse_codes, parse_per_file_ignores
+from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, check_source
+from torchleak.formats import FORMATS, FileReport, rule_name
+from torchleak.notebooks import NotebookError, extract, is_notebook
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
 
-DEFAULT_EXCLUDE = (".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg", ".venv", "venv", ".svn", ".hg", ".bzr", "CVS")
+DEFAULT_EXCLUDE = (".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg", ".venv", "venv", ".svn", ".hg", ".bzr", "CVS", ".ipynb_checkpoints")
 #: Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16
+EXIT_STATUS = "Exit status: 0 no findings, 1 findings or files that could not be read or parsed, 2 usage or configuration error."
+
+T = TypeVar("T")
 
 
-@dataclass
-class FileReport:
-    path: str
-    result: Result = field(default_factory=Result)
-    #: The file could not be read or decoded.
-    error: Optional[str] = None
-    source_lines: list[str] = field(default_factory=list)
+def _comma_list(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
 
 
-def _split_codes(value: str) -> tuple[str, ...]:
-    return tuple(code.strip().upper() for code in value.split(",") if code.strip())
+def _codes(value: str) -> tuple[str, ...]:
+    try:
+        return parse_codes(_comma_list(value), "command line")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def _per_file_ignores(value: str) -> PerFileIgnores:
+    """flake8's syntax: ``PATTERN:CODES`` pairs separated by spaces or new lines."""
+    pairs = []
+    for item in value.split():
+        pattern, colon, codes = item.rpartition(":")
+        if not colon or not pattern:
+            raise argparse.ArgumentTypeError(f"expected PATTERN:CODES, got {item!r}")
+        pairs.append((pattern, _comma_list(codes)))
+    try:
+        return parse_per_file_ignores(pairs, "--per-file-ignores")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="torchleak",
         description="Find autograd memory leaks in PyTorch training code.",
-        epilog="Exit status: 0 no findings, 1 findings or files that could not be read or parsed, 2 usage error.",
+        epilog="Settings come from [tool.torchleak] in the nearest pyproject.toml above the paths; "
+        "a flag given here replaces the key of the same name. " + EXIT_STATUS,
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (recursive); - reads stdin")
-    parser.add_argument("--select", type=_split_codes, default=DEFAULT_SELECT, help="codes or prefixes to report (default: TLK1,TLK2,TLK3)")
-    parser.add_argument("--ignore", type=_split_codes, default=(), help="codes or prefixes to leave out")
-    parser.add_argument("--extend-select", type=_split_codes, default=(), help="codes to add to --select, e.g. TLK900")
-    parser.add_argument("--exclude", type=lambda v: tuple(p.strip() for p in v.split(",") if p.strip()), default=(), help="extra glob patterns of paths to skip")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (recursive: *.py, *.ipynb); - reads stdin")
+    # Options that [tool.torchleak] can also set default to None: "not given here".
+    parser.add_argument("--select", type=_codes, help="codes or prefixes to report (default: TLK1,TLK2,TLK3)")
+    parser.add_argument("--ignore", type=_codes, help="codes or prefixes to leave out")
+    parser.add_argument("--extend-select", type=_codes, help="codes to add to --select, e.g. TLK900")
+    parser.add_argument("--per-file-ignores", type=_per_file_ignores, metavar="PATTERN:CODES ...", help="codes to leave out in files matching a glob")
+    parser.add_argument("--exclude", type=_comma_list, metavar="GLOBS", help="glob patterns of paths to skip, besides .git, .venv and the like")
+    parser.add_argument("--force-exclude", action="store_true", help="apply exclusions to files named on the command line too (as pre-commit does)")
+    parser.add_argument("--model-names", type=_comma_list, help="extra callables that run a model")
+    parser.add_argument("--loss-names", type=_comma_list, help="extra callables that compute a loss")
+    parser.add_argument("--per-batch-methods", type=_comma_list, help="extra methods called once per batch")
+    parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.torchleak] from this file instead of searching")
+    parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    parser.add_argument("--format", choices=tuple(FORMATS), default="text", help="output format (default: text)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
     parser.add_argument("--stdin-display-name", default="stdin", help="the name to report for input read from stdin")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
-    parser.add_argument("--model-names", type=_split_codes_raw, default=(), help="extra callables that run a model")
-    parser.add_argument("--loss-names", type=_split_codes_raw, default=(), help="extra callables that compute a loss")
-    parser.add_argument("--per-batch-methods", type=_split_codes_raw, default=(), help="extra methods called once per batch")
     parser.add_argument("--version", action="version", version=f"torchleak {__version__}")
     return parser
 
 
-def _split_codes_raw(value: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in value.split(",") if name.strip())
+def _path_forms(path: str, root: str) -> tuple[str, ...]:
+    """What a glob is matched against: the path as given, relative to the config's directory, and its name."""
+    relative = os.path.relpath(os.path.abspath(path), root)
+    return Path(path).as_posix(), Path(relative).as_posix(), os.path.basename(path)
 
 
-def _excluded(path: Path, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatch(part, pattern) for part in path.parts for pattern in patterns) or any(
-        fnmatch.fnmatch(str(path), pattern) for pattern in patterns
+def _matches(path: str, pattern: str, root: str) -> bool:
+    return any(fnmatch.fnmatch(form, pattern) for form in _path_forms(path, root))
+
+
+def _excluded(path: str, patterns: Sequence[str], root: str) -> bool:
+    parts = Path(path).parts
+    return any(fnmatch.fnmatch(part, pattern) for part in parts for pattern in patterns) or any(
+        _matches(path, pattern, root) for pattern in patterns
     )
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str]) -> Iterator[str]:
-    """Python files under ``paths`` in a stable order; files named explicitly are always linted."""
+def discover(paths: Sequence[str], exclude: Sequence[str], root: str = ".", force_exclude: bool = False) -> Iterator[str]:
+    """Python files and notebooks under ``paths`` in a stable order.
+
+    Files named explicitly are always linted, unless ``force_exclude`` (pre-commit names every file).
+    """
     for raw in paths:
-        path = Path(raw)
-        if raw == "-" or not path.is_dir():
-            yield raw
+        if raw == "-" or not os.path.isdir(raw):
+            if raw == "-" or not force_exclude or not _excluded(raw, exclude, root):
+                yield raw
             continue
         found: list[str] = []
-        for root, directories, files in os.walk(path):
-            directories[:] = sorted(d for d in directories if not _excluded(Path(root, d), exclude))
+        for directory, directories, files in os.walk(raw):
+            directories[:] = sorted(d for d in directories if not _excluded(os.path.join(directory, d), exclude, root))
             found.extend(
-                os.path.join(root, name)
+                os.path.join(directory, name)
                 for name in files
-                if name.endswith(".py") and not _excluded(Path(root, name), exclude)
+                if name.endswith((".py", ".ipynb")) and not _excluded(os.path.join(directory, name), exclude, root)
             )
         yield from sorted(found)
 
@@ -99,22 +132,66 @@ def decode(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class _Job:
+    """Everything a worker needs to lint one path (picklable)."""
+
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     settings: Settings
+    per_file_ignores: PerFileIgnores = ()
+    root: str = "."
+
+    def ignore_for(self, path: str) -> tuple[str, ...]:
+        extra = [code for pattern, codes in self.per_file_ignores if _matches(path, pattern, self.root) for code in codes]
+        return self.ignore + tuple(extra)
+
+
+def _given(value: Optional[T], configured: Optional[T], default: T) -> T:
+    """A command-line value replaces the configured one, which replaces the default."""
+    return value if value is not None else configured if configured is not None else default
+
+
+def configure(options: argparse.Namespace) -> tuple[_Job, tuple[str, ...]]:
+    """The job and the exclusions for this run, from the flags and [tool.torchleak]; raises ConfigError."""
+    if options.isolated:
+        config = Config()
+    elif options.config is not None:
+        config = load(Path(options.config))
+    else:
+        named = [options.stdin_display_name if path == "-" and options.stdin_display_name != "stdin" else path for path in options.paths]
+        config = load(find(named))
+    job = _Job(
+        select=_given(options.select, config.select, DEFAULT_SELECT) + _given(options.extend_select, config.extend_select, ()),
+        ignore=_given(options.ignore, config.ignore, ()),
+        settings=Settings(
+            model_names=frozenset(_given(options.model_names, config.model_names, ())),
+            loss_names=frozenset(_given(options.loss_names, config.loss_names, ())),
+            per_batch_methods=frozenset(_given(options.per_batch_methods, config.per_batch_methods, ())),
+        ),
+        per_file_ignores=_given(options.per_file_ignores, config.per_file_ignores, ()),
+        root=str(config.root),
+    )
+    return job, DEFAULT_EXCLUDE + _given(options.exclude, config.exclude, ())
 
 
 def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileReport:
+    """Lint one file (or, with ``stdin_data``, the input named ``path``); never raises."""
     try:
         data = stdin_data if stdin_data is not None else Path(path).read_bytes()
     except OSError as error:
         return FileReport(path, error=f"cannot read: {error.strerror or error}")
+    cells = None
     try:
-        source = decode(data)
+        if is_notebook(path):
+            notebook = extract(data.decode("utf-8-sig"))
+            source, cells = notebook.source, notebook.lines
+        else:
+            source = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         return FileReport(path, error=f"cannot decode: {error}")
-    result = check_source(source, select=job.select, ignore=job.ignore, settings=job.settings, apply_noqa=True)
-    return FileReport(path, result, source_lines=source.splitlines() if result.syntax_error else [])
+    except NotebookError as error:
+        return FileReport(path, error=f"cannot read notebook: {error}")
+    result = check_source(source, select=job.select, ignore=job.ignore_for(path), settings=job.settings, apply_noqa=True)
+    return FileReport(path, result, source_lines=source.splitlines() if result.syntax_error else [], cells=cells)
 
 
 def _lint_in_worker(arguments: tuple[str, _Job]) -> FileReport:
@@ -126,7 +203,7 @@ def lint_paths(paths: Sequence[str], job: _Job, jobs: int, stdin_name: str, prog
     if "-" in files:
         data = sys.stdin.buffer.read()
         files.remove("-")
-        yield _renamed(lint_path(stdin_name, job, stdin_data=data), stdin_name)
+        yield lint_path(stdin_name, job, stdin_data=data)
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             # map keeps the input order, so the output is the same for any --jobs.
@@ -134,11 +211,6 @@ def lint_paths(paths: Sequence[str], job: _Job, jobs: int, stdin_name: str, prog
             yield from _with_progress(reports, len(files), progress)
     else:
         yield from _with_progress((lint_path(path, job) for path in files), len(files), progress)
-
-
-def _renamed(report: FileReport, name: str) -> FileReport:
-    report.path = name
-    return report
 
 
 def _with_progress(reports: Iterator[FileReport], total: int, stream: Optional[TextIO]) -> Iterator[FileReport]:
@@ -152,65 +224,17 @@ def _with_progress(reports: Iterator[FileReport], total: int, stream: Optional[T
         stream.flush()
 
 
-def _progress_stream(file_count: int, output_format: str) -> Optional[TextIO]:
+def _progress_stream(file_count: int) -> Optional[TextIO]:
     """A progress line on stderr only for an interactive terminal, never in CI or pipes."""
     if file_count < 200 or os.environ.get("CI") or not sys.stderr.isatty() or not sys.stdout.isatty():
         return None
     return sys.stderr
 
 
-def _print_text(reports: list[FileReport], out: TextIO, err: TextIO) -> None:
-    for report in reports:
-        if report.error is not None:
-            err.write(f"{report.path}: {report.error}\n")
-        elif report.result.syntax_error is not None:
-            error = report.result.syntax_error
-            line, column = error.line, error.column
-            err.write(f"{report.path}:{line}:{column + 1}: syntax error: {error.message}\n")
-            if error.point and 0 < line <= len(report.source_lines):
-                text = report.source_lines[line - 1]
-                err.write(f"{text}\n{' ' * min(column, len(text))}^\n")
-        for finding in report.result.findings:
-            out.write(f"{report.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}\n")
-
-
-def _json_document(reports: list[FileReport]) -> dict[str, object]:
-    return {
-        "version": 1,
-        "tool": {"name": "torchleak", "version": __version__},
-        "findings": [
-            {
-                "path": report.path,
-                "line": finding.line,
-                "column": finding.column + 1,
-                "code": finding.code,
-                "name": RULES_BY_CODE[finding.code].name if finding.code in RULES_BY_CODE else "not-analysed",
-                "message": finding.message,
-            }
-            for report in reports
-            for finding in report.result.findings
-        ],
-        "errors": [
-            {"path": report.path, "message": report.error}
-            for report in reports
-            if report.error is not None
-        ]
-        + [
-            {
-                "path": report.path,
-                "message": f"syntax error: {report.result.syntax_error.message}",
-                "line": report.result.syntax_error.line,
-                "column": report.result.syntax_error.column + 1,
-            }
-            for report in reports
-            if report.result.syntax_error is not None
-        ],
-        "not_analysed": [
-            {"path": report.path, "reason": report.result.skipped}
-            for report in reports
-            if report.result.skipped is not None
-        ],
-    }
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    sys.stderr.write(f"torchleak: error: {message}\n")
+    return 2
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -222,40 +246,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if options.list_rules:
         for rule in ALL_RULES:
             print(f"{rule.code}  {rule.name:<28} {rule.harm}")
-        print(f"{NOTICE_CODE}  {'not-analysed':<28} notice (off unless selected)")
+        print(f"{NOTICE_CODE}  {rule_name(NOTICE_CODE):<28} notice (off unless selected)")
         return 0
     if options.explain:
         from torchleak.docs import render
 
         explained = RULES_BY_CODE.get(options.explain.strip().upper())
         if explained is None:
-            parser.print_usage(sys.stderr)
-            sys.stderr.write(f"torchleak: error: unknown rule code {options.explain!r}; see --list-rules\n")
-            return 2
+            return _usage_error(parser, f"unknown rule code {options.explain!r}; see --list-rules")
         print(render(explained))
         return 0
     if not options.paths:
-        parser.print_usage(sys.stderr)
-        sys.stderr.write("torchleak: error: give at least one PATH (or - for stdin)\n")
-        return 2
+        return _usage_error(parser, "give at least one PATH (or - for stdin)")
     if options.jobs < 1:
-        sys.stderr.write("torchleak: error: --jobs must be at least 1\n")
+        return _usage_error(parser, "--jobs must be at least 1")
+    try:
+        job, exclude = configure(options)
+    except ConfigError as error:
+        sys.stderr.write(f"torchleak: error: {error}\n")
         return 2
-    job = _Job(
-        select=tuple(options.select) + tuple(options.extend_select),
-        ignore=tuple(options.ignore),
-        settings=Settings(
-            model_names=frozenset(options.model_names),
-            loss_names=frozenset(options.loss_names),
-            per_batch_methods=frozenset(options.per_batch_methods),
-        ),
-    )
-    files = list(discover(options.paths, DEFAULT_EXCLUDE + tuple(options.exclude)))
-    reports = list(lint_paths(files, job, options.jobs, options.stdin_display_name, _progress_stream(len(files), options.format)))
-    if options.format == "json":
-        json.dump(_json_document(reports), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        _print_text(reports, sys.stdout, sys.stderr)
-    failed = any(r.result.findings or r.error or r.result.syntax_error for r in reports)
+    files = list(discover(options.paths, exclude, job.root, options.force_exclude))
+    reports = list(lint_paths(files, job, options.jobs, options.stdin_display_name, _progress_stream(len(files))))
+    try:
+        FORMATS[options.format](reports, sys.stdout, sys.stderr)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `torchleak ... | head`: stop quietly, as the docs of `signal` advise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    failed = any(report.failed for report in reports)
     return 0 if options.exit_zero or not failed else 1

@@ -6,6 +6,7 @@ import inspect
 from textwrap import dedent, indent
 
 from torchleak.rule import Rule
+from torchleak.rules import RULES_BY_CODE
 
 #: Sections every rule docstring must have, in Ruff's order.
 REQUIRED_SECTIONS = ("## What it does", "## Why is this bad?", "## Known problems")
@@ -14,6 +15,21 @@ HARM_WORDS = {
     "peak": "Peak: raises peak memory by one graph; does not grow.",
     "error": "Crash or leak: the second backward fails; without backward in the loop, memory grows.",
 }
+
+
+#: Where docs/rules is published; JSON and SARIF output link every finding to its page there.
+DOCS_URL = "https://github.com/torchleak/torchleak/blob/main/docs/rules/"
+
+
+def rule_url(code: str) -> str:
+    """The documentation page of ``code``; the notice TLK900 has none and links the rule index."""
+    return DOCS_URL + (f"{code}.md" if code in RULES_BY_CODE else "README.md")
+
+
+def summary(rule: type[Rule]) -> str:
+    """The first paragraph of the rule's "What it does" section, on one line."""
+    paragraph = (rule.__doc__ or "").split("## What it does", 1)[-1].strip().split("\n\n")[0]
+    return " ".join(paragraph.split())
 
 
 def _code_block(source: str) -> str:

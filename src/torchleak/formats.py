@@ -1,0 +1,298 @@
+"""How the CLI prints what it found: text, json, sarif and github. Rendering only, no analysis."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Final, Optional, TextIO
+from urllib.parse import quote
+
+from torchleak import __version__
+from torchleak.docs import rule_url, summary
+from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, Result, is_selected
+from torchleak.rule import Finding
+from torchleak.rules import ALL_RULES, RULES_BY_CODE
+
+#: Bumped only when a field is removed, renamed or changes meaning; new fields may appear in any release.
+JSON_VERSION: Final = 1
+NOTICE_NAME: Final = "not-analysed"
+NOTICE_DESCRIPTION: Final = (
+    "A file was not analysed (nested too deeply, too large, or not parsable by libcst), and why. "
+    "Off unless selected explicitly (--extend-select TLK900)."
+)
+SARIF_SCHEMA: Final = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+@dataclass
+class FileReport:
+    """What linting one path gave: the engine's result, or why the file could not be read."""
+
+    path: str
+    result: Result = field(default_factory=Result)
+    #: The file could not be read or decoded, or is not a notebook.
+    error: Optional[str] = None
+    #: The linted source's lines, kept only to show a syntax error's line.
+    source_lines: list[str] = field(default_factory=list)
+    #: For a notebook, the (cell, line in cell) of each line of the linted source.
+    cells: Optional[tuple[tuple[int, int], ...]] = None
+
+    def locate(self, line: int) -> tuple[Optional[int], int]:
+        """(cell, line in cell) for a notebook, else (None, line)."""
+        if self.cells is None:
+            return None, line
+        if not self.cells:
+            return 1, line
+        return self.cells[min(max(line, 1), len(self.cells)) - 1]
+
+    def where(self, line: int, column: int) -> str:
+        """``path:line:col`` (column 1-based), or ruff's ``path:cell N:line:col`` in a notebook."""
+        cell, line = self.locate(line)
+        return f"{self.path}:{'' if cell is None else f'cell {cell}:'}{line}:{column}"
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.result.findings or self.error or self.result.syntax_error)
+
+
+def rule_name(code: str) -> str:
+    return RULES_BY_CODE[code].name if code in RULES_BY_CODE else NOTICE_NAME
+
+
+# --- text: flake8's `path:line:col: CODE message`; problems with files on stderr ---------------
+
+
+def write_text(reports: Sequence[FileReport], out: TextIO, err: TextIO) -> None:
+    for report in reports:
+        if report.error is not None:
+            err.write(f"{report.path}: {report.error}\n")
+        elif report.result.syntax_error is not None:
+            error = report.result.syntax_error
+            err.write(f"{report.where(error.line, error.column + 1)}: syntax error: {error.message}\n")
+            if error.point and 0 < error.line <= len(report.source_lines):
+                text = report.source_lines[error.line - 1]
+                err.write(f"{text}\n{' ' * min(error.column, len(text))}^\n")
+        for finding in report.result.findings:
+            out.write(f"{report.where(finding.line, finding.column + 1)}: {finding.code} {finding.message}\n")
+
+
+# --- json: the documented, versioned document (README "JSON output") -------------------------
+
+
+def json_finding(report: FileReport, finding: Finding) -> dict[str, object]:
+    cell, line = report.locate(finding.line)
+    return {
+        "path": report.path,
+        "cell": cell,
+        "line": line,
+        "column": finding.column + 1,
+        "code": finding.code,
+        "name": rule_name(finding.code),
+        "message": finding.message,
+        "url": rule_url(finding.code),
+    }
+
+
+def problem(report: FileReport) -> Optional[tuple[str, Optional[tuple[int, int]]]]:
+    """Why the file could not be linted, and the (line, 0-based column) it points at, if any."""
+    if report.error is not None:
+        return report.error, None
+    error = report.result.syntax_error
+    if error is None:
+        return None
+    return f"syntax error: {error.message}", (error.line, error.column) if error.point else None
+
+
+def _json_error(report: FileReport) -> Optional[dict[str, object]]:
+    found = problem(report)
+    if found is None:
+        return None
+    message, point = found
+    cell, line, column = None, None, None
+    if point is not None:
+        (cell, line), column = report.locate(point[0]), point[1] + 1
+    return {"path": report.path, "cell": cell, "line": line, "column": column, "message": message}
+
+
+def json_document(reports: Sequence[FileReport]) -> dict[str, object]:
+    return {
+        "version": JSON_VERSION,
+        "tool": {"name": "torchleak", "version": __version__},
+        "findings": [json_finding(report, finding) for report in reports for finding in report.result.findings],
+        "errors": [error for error in map(_json_error, reports) if error is not None],
+        "not_analysed": [
+            {"path": report.path, "reason": report.result.skipped}
+            for report in reports
+            if report.result.skipped is not None
+        ],
+    }
+
+
+def write_json(reports: Sequence[FileReport], out: TextIO, err: TextIO) -> None:
+    json.dump(json_document(reports), out, indent=2)
+    out.write("\n")
+
+
+# --- sarif: SARIF 2.1.0, for code-scanning uploads ---------------------------------------------
+
+
+def _sarif_rules() -> list[dict[str, object]]:
+    rules: list[dict[str, object]] = []
+    for rule in ALL_RULES:
+        doc = inspect.cleandoc(rule.__doc__ or "")
+        rules.append(
+            {
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": summary(rule)},
+                "fullDescription": {"text": doc, "markdown": doc},
+                "help": {"text": f"{doc}\n\nFull page: {rule_url(rule.code)}", "markdown": doc},
+                "helpUri": rule_url(rule.code),
+                "defaultConfiguration": {"level": "warning", "enabled": is_selected(rule.code, DEFAULT_SELECT)},
+                "properties": {"tags": ["pytorch", "autograd", "memory", rule.harm]},
+            }
+        )
+    rules.append(
+        {
+            "id": NOTICE_CODE,
+            "name": NOTICE_NAME,
+            "shortDescription": {"text": "A file was not analysed."},
+            "fullDescription": {"text": NOTICE_DESCRIPTION},
+            "helpUri": rule_url(NOTICE_CODE),
+            "defaultConfiguration": {"level": "note", "enabled": False},
+        }
+    )
+    return rules
+
+
+def _artifact(path: str) -> dict[str, str]:
+    """A relative path stays relative to %SRCROOT% (the working directory); others become file URIs."""
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(Path(path).as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _file_location(report: FileReport) -> dict[str, object]:
+    return {"physicalLocation": {"artifactLocation": _artifact(report.path)}}
+
+
+def _sarif_location(report: FileReport, line: int, column: int) -> tuple[dict[str, object], str]:
+    """A physical location, and the text to put before the message.
+
+    A notebook's cell lines are not lines of its .ipynb file, so a notebook finding points at
+    the file and names the cell in the message ("cell 3, line 2: ...") and in its properties.
+    """
+    cell, cell_line = report.locate(line)
+    physical: dict[str, object] = {"artifactLocation": _artifact(report.path)}
+    if cell is None:
+        physical["region"] = {"startLine": line, "startColumn": column + 1}
+        return {"physicalLocation": physical}, ""
+    location = {"physicalLocation": physical, "properties": {"cell": cell, "line": cell_line, "column": column + 1}}
+    return location, f"cell {cell}, line {cell_line}: "
+
+
+def sarif_document(reports: Sequence[FileReport]) -> dict[str, object]:
+    rules = _sarif_rules()
+    index = {rule["id"]: number for number, rule in enumerate(rules)}
+    results = []
+    for report in reports:
+        for finding in report.result.findings:
+            location, prefix = _sarif_location(report, finding.line, finding.column)
+            results.append(
+                {
+                    "ruleId": finding.code,
+                    "ruleIndex": index[finding.code],
+                    "level": "note" if finding.code == NOTICE_CODE else "warning",
+                    "message": {"text": prefix + finding.message},
+                    "locations": [location],
+                }
+            )
+    notifications = []
+    for report in reports:
+        found = problem(report)
+        if found is not None:
+            message, point = found
+            location, prefix = _sarif_location(report, *point) if point else (_file_location(report), "")
+            notifications.append({"level": "error", "message": {"text": prefix + message}, "locations": [location]})
+        if report.result.skipped is not None:
+            notifications.append(
+                {
+                    "level": "note",
+                    "message": {"text": f"not analysed: {report.result.skipped}"},
+                    "locations": [_file_location(report)],
+                }
+            )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "torchleak",
+                        "version": __version__,
+                        "informationUri": rule_url(NOTICE_CODE),
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+                # libcst columns count code points, not SARIF's default UTF-16 code units.
+                "columnKind": "unicodeCodePoints",
+                "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+                "results": results,
+            }
+        ],
+    }
+
+
+def write_sarif(reports: Sequence[FileReport], out: TextIO, err: TextIO) -> None:
+    json.dump(sarif_document(reports), out, indent=2)
+    out.write("\n")
+
+
+# --- github: workflow commands, shown as annotations on the pull request ------------------------
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _annotation(kind: str, report: FileReport, line: int, column: int, title: str, message: str) -> str:
+    cell, cell_line = report.locate(line)
+    properties = [f"file={_escape_property(report.path)}"]
+    if cell is None:
+        properties += [f"line={line}", f"col={column + 1}"]
+    else:  # the notebook's cell lines are not lines of the .ipynb file: annotate the file
+        message = f"cell {cell}, line {cell_line}: {message}"
+    properties.append(f"title={_escape_property(title)}")
+    return f"::{kind} {','.join(properties)}::{_escape_data(message)}\n"
+
+
+def write_github(reports: Sequence[FileReport], out: TextIO, err: TextIO) -> None:
+    for report in reports:
+        found = problem(report)
+        if found is not None:
+            message, point = found
+            if point is None:
+                out.write(f"::error file={_escape_property(report.path)},title=torchleak::{_escape_data(message)}\n")
+            else:
+                out.write(_annotation("error", report, *point, "torchleak", message))
+        for finding in report.result.findings:
+            kind = "notice" if finding.code == NOTICE_CODE else "warning"
+            out.write(_annotation(kind, report, finding.line, finding.column, finding.code, finding.message))
+
+
+Writer = Callable[[Sequence[FileReport], TextIO, TextIO], None]
+FORMATS: Final[dict[str, Writer]] = {
+    "text": write_text,
+    "json": write_json,
+    "sarif": write_sarif,
+    "github": write_github,
+}

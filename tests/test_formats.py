@@ -1,0 +1,168 @@
+"""`torchleak --format json|sarif|github`: the real command, checked against the published schemas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from textwrap import dedent
+
+import jsonschema
+import pytest
+
+from conftest import ROOT, run_tool
+
+LEAKY = dedent(
+    """\
+    total = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        total += loss
+    """
+)
+MESSAGE = "'total += loss' keeps the autograd graph of every iteration alive; accumulate loss.item() (or loss.detach())"
+DEEP = "for x in loader:\n    y = " + "f(" * 190 + "1" + ")" * 190 + "\n"
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
+JSON_SCHEMA = json.loads((ROOT / "docs" / "output-v1.schema.json").read_text())
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A leaky file, a syntax error, a file too deep to analyse, and an undecodable one."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "leaky.py").write_text(LEAKY)
+    (tmp_path / "pkg" / "broken.py").write_text("def f(:\n    pass\n")
+    (tmp_path / "pkg" / "deep.py").write_text(DEEP)
+    (tmp_path / "pkg" / "latin.py").write_bytes(b"x = '\xff'\n")
+    return tmp_path
+
+
+def _documented_page(url: str) -> Path:
+    """The file in this repository that a documentation URL points at."""
+    assert "/blob/main/" in url, url
+    return ROOT / url.split("/blob/main/", 1)[1]
+
+
+def test_json_follows_its_published_schema(project: Path) -> None:
+    result = run_tool("torchleak", "--format", "json", "pkg", cwd=project)
+    assert result.returncode == 1 and result.stderr == ""
+    document = json.loads(result.stdout)
+    jsonschema.Draft202012Validator(JSON_SCHEMA).validate(document)
+    assert document["findings"] == [
+        {
+            "path": "pkg/leaky.py",
+            "cell": None,
+            "line": 5,
+            "column": 5,
+            "code": "TLK101",
+            "name": "accumulated-loss",
+            "message": MESSAGE,
+            "url": document["findings"][0]["url"],
+        }
+    ]
+    assert document["findings"][0]["url"].endswith("/docs/rules/TLK101.md")
+    assert _documented_page(document["findings"][0]["url"]).is_file()
+    assert document["errors"] == [
+        {"path": "pkg/broken.py", "cell": None, "line": 1, "column": 7, "message": "syntax error: invalid syntax"},
+        {
+            "path": "pkg/latin.py",
+            "cell": None,
+            "line": None,
+            "column": None,
+            "message": document["errors"][1]["message"],
+        },
+    ]
+    assert document["errors"][1]["message"].startswith("cannot decode")
+    assert document["not_analysed"] == [{"path": "pkg/deep.py", "reason": "nested more than 100 levels deep"}]
+
+
+def test_the_json_schema_rejects_what_it_should() -> None:
+    """The published schema is a real contract: a document missing a field or with a bad code fails it."""
+    validator = jsonschema.Draft202012Validator(JSON_SCHEMA)
+    good = json.loads(run_tool("torchleak", "--format", "json", "-", stdin=LEAKY).stdout)
+    validator.validate(good)
+    without_url = json.loads(json.dumps(good))
+    del without_url["findings"][0]["url"]
+    assert not validator.is_valid(without_url)
+    bad_code = json.loads(json.dumps(good))
+    bad_code["findings"][0]["code"] = "E501"
+    assert not validator.is_valid(bad_code)
+
+
+def test_sarif_validates_against_the_official_schema(project: Path) -> None:
+    result = run_tool("torchleak", "--format", "sarif", "pkg", cwd=project)
+    assert result.returncode == 1 and result.stderr == ""
+    log = json.loads(result.stdout)
+    validator = jsonschema.Draft4Validator(SARIF_SCHEMA)
+    errors = sorted(validator.iter_errors(log), key=str)
+    assert errors == [], errors[0].message if errors else ""
+
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == [
+        line.split()[0] for line in run_tool("torchleak", "--list-rules").stdout.splitlines()
+    ]
+    for rule in rules:
+        assert _documented_page(rule["helpUri"]).is_file(), rule["id"]
+        assert rule["fullDescription"]["text"]
+    assert "## Why is this bad?" in rules[0]["fullDescription"]["text"]
+    [finding] = run["results"]
+    assert finding["ruleId"] == "TLK101"
+    assert rules[finding["ruleIndex"]]["id"] == "TLK101"
+    assert finding["message"]["text"] == MESSAGE
+    assert finding["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "pkg/leaky.py", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 5, "startColumn": 5},
+    }
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
+    notifications = run["invocations"][0]["toolExecutionNotifications"]
+    assert [(n["level"], n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for n in notifications] == [
+        ("error", "pkg/broken.py"),
+        ("note", "pkg/deep.py"),
+        ("error", "pkg/latin.py"),
+    ]
+
+
+def test_the_sarif_schema_check_can_fail() -> None:
+    """Guard against a vacuous validation: the shipped schema rejects a broken log."""
+    log = json.loads(run_tool("torchleak", "--format", "sarif", "-", stdin=LEAKY).stdout)
+    validator = jsonschema.Draft4Validator(SARIF_SCHEMA)
+    assert validator.is_valid(log)
+    log["runs"][0]["results"][0]["level"] = "severe"
+    assert not validator.is_valid(log)
+    del log["version"]
+    assert not validator.is_valid(log)
+
+
+def test_sarif_with_absolute_paths_uses_file_uris(tmp_path: Path) -> None:
+    path = tmp_path / "train loop.py"
+    path.write_text(LEAKY)
+    log = json.loads(run_tool("torchleak", "--format", "sarif", str(path)).stdout)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": path.as_uri()} and "%20" in location["uri"]
+
+
+def test_github_annotations(project: Path) -> None:
+    (project / "pkg" / "odd,name:1.py").write_text(LEAKY)
+    result = run_tool("torchleak", "--format", "github", "pkg", cwd=project)
+    assert result.returncode == 1 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == "::error file=pkg/broken.py,line=1,col=7,title=torchleak::syntax error: invalid syntax"
+    assert lines[1].startswith("::error file=pkg/latin.py,title=torchleak::cannot decode")
+    assert lines[2:] == [
+        f"::warning file=pkg/leaky.py,line=5,col=5,title=TLK101::{MESSAGE}",
+        f"::warning file=pkg/odd%2Cname%3A1.py,line=5,col=5,title=TLK101::{MESSAGE}",
+    ]
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
+def test_exit_status_is_the_same_in_every_format(tmp_path: Path, output: str) -> None:
+    leaky = tmp_path / "leaky.py"
+    leaky.write_text(LEAKY)
+    clean = tmp_path / "clean.py"
+    clean.write_text(LEAKY.replace("total += loss", "total += loss.item()"))
+    assert run_tool("torchleak", "--format", output, str(clean)).returncode == 0
+    assert run_tool("torchleak", "--format", output, str(leaky)).returncode == 1
+    assert run_tool("torchleak", "--format", output, "--exit-zero", str(leaky)).returncode == 0
+    assert run_tool("torchleak", "--format", output).returncode == 2

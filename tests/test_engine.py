@@ -133,3 +133,55 @@ def test_configured_names_extend_the_vocabulary() -> None:
     source = "hist = []\nfor x in loader:\n    hist.append(mlp(x))\n"
     assert lint_source(source) == []
     assert [f.code for f in lint_source(source, settings=Settings(model_names=frozenset({"mlp"})))] == ["TLK102"]
+
+
+def test_only_relevant_statements_reach_libcst_and_positions_hold() -> None:
+    from torchleak.analysis.prefilter import iter_kept_lines, plan
+
+    source = dedent(
+        '''\
+        import torch
+        class Big(nn.Module):
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return x
+        def compute(model, x):
+            return model(x)
+        def unrelated():
+            return [i * 2 for i in range(10)]
+        history = []
+        for x, y in loader:
+            out = compute(model, x)
+            out.sum().backward()
+            history.append(out)
+        '''
+    )
+    scope = plan(source, ast.parse(source), {"training_step"}, MAX_NESTING)
+    kept = set(iter_kept_lines(scope))
+    assert kept == {1, 7, 8, 11, 12, 13, 14, 15}  # imports, the loop, the helper it calls, short assigns
+    assert [(f.line, f.column, f.code) for f in lint_source(source)] == [(15, 4, "TLK102")]
+
+
+def test_a_function_called_under_no_grad_anywhere_in_the_file_is_no_grad() -> None:
+    source = dedent(
+        '''\
+        import torch
+        def predict(model, loader):
+            preds = []
+            for x in loader:
+                preds.append(model(x))
+            return preds
+        def main():
+            model.eval()
+            with torch.no_grad():
+                return predict(model, test_loader)
+        '''
+    )
+    assert lint_source(source) == []
+    assert [f.code for f in lint_source(source.replace("with torch.no_grad():", "if True:"))] == ["TLK102"]
+
+
+def test_crlf_and_form_feed_keep_their_line_numbers_when_masked() -> None:
+    source = "import torch\r\n\x0cdef unrelated():\r\n    return 1\r\nhist = []\r\nfor x in loader:\r\n    hist.append(model(x))\r\n"
+    assert [(f.line, f.code) for f in lint_source(source)] == [(6, "TLK102")]

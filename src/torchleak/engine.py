@@ -12,7 +12,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchleak.analysis.flow import Settings, analyse
-from torchleak.analysis.vocabulary import LOADER_NAME, PER_BATCH_METHODS
+from torchleak.analysis.prefilter import plan
+from torchleak.analysis.vocabulary import PER_BATCH_METHODS
 from torchleak.rule import Finding, Rule
 from torchleak.rules import ALL_RULES
 
@@ -68,49 +69,6 @@ def notice_selected(select: Collection[str], ignore: Collection[str] = ()) -> bo
     return bool(explicit) and is_selected(NOTICE_CODE, explicit, ignore)
 
 
-def _nesting_and_relevance(tree: ast.AST, per_batch_methods: Collection[str]) -> tuple[int, bool]:
-    """The tree's depth, and whether it can hold a finding at all.
-
-    Every rule needs a loop over batches (a loop plus a backward/optimizer step, or a loop
-    over something named like a loader), a method called once per batch, or a
-    ``create_graph=True``. This is the same test the analysis applies, made on the ast that
-    flake8 hands us for free, so that most files never reach libcst.
-    """
-    depth = 0
-    has_loop = loader_loop = steps = per_batch = create_graph = False
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-    while stack:
-        node, level = stack.pop()
-        if level > depth:
-            depth = level
-            if depth > MAX_NESTING:
-                return depth, True
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            has_loop = True
-            if not loader_loop:
-                loader_loop = any(
-                    isinstance(part, (ast.Name, ast.Attribute)) and LOADER_NAME.search(_identifier(part))
-                    for part in ast.walk(node.iter)
-                )
-        elif isinstance(node, ast.While):
-            has_loop = True
-        elif isinstance(node, ast.Attribute) and node.attr in _STEP_ATTRIBUTES:
-            steps = True
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in per_batch_methods:
-            per_batch = True
-        elif isinstance(node, ast.keyword) and node.arg == "create_graph":
-            create_graph = True
-        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
-    return depth, per_batch or create_graph or (has_loop and (steps or loader_loop))
-
-
-_STEP_ATTRIBUTES: Final = frozenset({"backward", "manual_backward", "step", "grad"})
-
-
-def _identifier(node: ast.AST) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-
-
 def check_source(
     source: str,
     *,
@@ -146,13 +104,13 @@ def check_source(
     per_batch = PER_BATCH_METHODS | settings.per_batch_methods
     if not _RELEVANT_TEXT.search(source) and not any(name in source for name in settings.per_batch_methods):
         return Result()
-    depth, relevant = _nesting_and_relevance(tree, per_batch)
-    if depth > MAX_NESTING:
+    scope = plan(source, tree, per_batch, MAX_NESTING)
+    if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
-    if not relevant:
+    if scope.source is None:
         return Result()
     try:
-        findings = _lint_relevant(source, rules, settings)
+        findings = _lint_relevant(scope.source, rules, settings, scope.no_grad_callees)
     except RecursionError:
         return skipped("nested too deeply for libcst")
     except cst.ParserSyntaxError as error:
@@ -169,9 +127,11 @@ def lint_source(source: str, **options: object) -> list[Finding]:
     return check_source(source, **options).findings  # type: ignore[arg-type]
 
 
-def _lint_relevant(source: str, rules: list[Rule], settings: Settings) -> list[Finding]:
+def _lint_relevant(
+    source: str, rules: list[Rule], settings: Settings, no_grad_callees: Optional[frozenset[str]] = None
+) -> list[Finding]:
     module = cst.parse_module(source)
-    facts = analyse(module, settings)
+    facts = analyse(module, settings, no_grad_callees)
     reports = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not reports:
         return []

@@ -189,8 +189,14 @@ class _FileContext:
         return self.seq
 
 
-def analyse(module: cst.Module, settings: Settings = Settings()) -> FileFacts:
-    """Walk ``module`` once and return what every rule needs to know about it."""
+def analyse(
+    module: cst.Module, settings: Settings = Settings(), no_grad_callees: Optional[frozenset[str]] = None
+) -> FileFacts:
+    """Walk ``module`` once and return what every rule needs to know about it.
+
+    ``no_grad_callees`` (functions called under ``torch.no_grad()``) may come from the caller,
+    which sees the whole file when ``module`` is only its relevant part.
+    """
     statements = list(iter_statements(module.body))
     context = _FileContext(
         module=module,
@@ -198,7 +204,9 @@ def analyse(module: cst.Module, settings: Settings = Settings()) -> FileFacts:
         aliases=ImportAliases(s for s in statements if isinstance(s, (cst.Import, cst.ImportFrom))),
         facts=FileFacts(module),
     )
-    context.no_grad_callees = _called_under_no_grad(statements, context.aliases)
+    context.no_grad_callees = (
+        set(no_grad_callees) if no_grad_callees is not None else _called_under_no_grad(statements, context.aliases)
+    )
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
             context.definitions.setdefault(statement.name.value, []).append(statement)
@@ -254,7 +262,7 @@ class _Walker:
         self.env: dict[str, Value] = {}
         self.loops: list[Loop] = []
         self.no_grad = no_grad
-        self.values: dict[int, Value] = {}
+        self.values: dict[int, Value] = context.facts.values  # ids are unique across walkers
         self.returns: list[Value] = []
         self.statement: cst.CSTNode = node
         if per_batch and isinstance(node, cst.FunctionDef):

@@ -112,8 +112,8 @@ def _summarise(statement: ast.stmt, per_batch_methods: Collection[str], max_dept
 
 
 def _first_line(statement: ast.stmt) -> int:
-    decorators = getattr(statement, "decorator_list", [])
-    return min([statement.lineno, *(d.lineno for d in decorators)])
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
 
 
 def _lines(source: str) -> list[str]:
@@ -154,7 +154,7 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
             kept.add(index)
     if len(kept) == len(body):
         return Plan(depth, source, no_grad_callees)
-    keep_lines = set()
+    keep_lines: set[int] = set()
     for index in kept:
         statement = body[index]
         keep_lines.update(range(_first_line(statement), (statement.end_lineno or statement.lineno) + 1))

@@ -6,10 +6,16 @@ measure. Three meters, all read at iteration boundaries:
 * **Tensor bytes, CPU.** The default CPU allocator keeps an exact running total of the bytes
   it handed out while memory profiling is on, and reports it with every allocation and free.
   We switch that reporting on through the profiler's own entry points but record only the
-  ``USER_SCOPE`` of ``record_function``, so no operator is traced: the step runs at its normal
-  speed (the full ``torch.profiler.profile(profile_memory=True)`` costs 8-10x per op). A
-  marker tensor allocated at each boundary reads the running total there. The figure is exact:
-  identical to the byte from run to run, and it sees tensors that only the autograd graph holds.
+  ``USER_SCOPE`` of ``record_function``, so no operator is traced. On a 12-layer MLP step the
+  full ``torch.profiler.profile(profile_memory=True)`` cost 1.7-3.1x the plain step here; this
+  way the step ran at 0.7-1.1x, within timing noise. A marker tensor allocated at each boundary
+  reads the running total there. Growth figures are exact: identical to the byte across runs
+  and processes, and they see tensors that only the autograd graph holds. The peak is the
+  highest running total inside the measured iterations; it is exact for one run, but where
+  the order of allocations inside backward changes between runs (the GRU demos, about 1 run
+  in 15) it can differ by a few tensors. Freeing a tensor that was allocated before the
+  measurement is not counted (torch warns once: "Memory block of unknown size was allocated
+  before the profiling started"), which the warm-up makes irrelevant for steady state.
 * **Tensor bytes, CUDA.** ``torch.cuda.synchronize()`` then ``memory_allocated()`` at each
   boundary; ``reset_peak_memory_stats()`` / ``max_memory_allocated()`` for the peak. The caching
   allocator rounds each block up to 512 B, so figures are multiples of 512.
@@ -35,6 +41,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from textwrap import dedent
+from types import CodeType
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterable, Iterator, Literal
 
 if TYPE_CHECKING:
@@ -44,7 +51,7 @@ if TYPE_CHECKING:
 #: float tensor has, so its allocation event cannot be mistaken for the step's own.
 _MARKER_BYTES: Final = 4093
 
-__all__ = ["Growth", "StepRaised", "heap_in_use", "measure", "measure_demo"]
+__all__ = ["DemoStep", "Growth", "StepRaised", "demo_step", "heap_in_use", "measure", "measure_demo"]
 
 
 class StepRaised(Exception):
@@ -118,7 +125,7 @@ def _mallinfo2() -> Callable[[], _MallInfo2] | None:
         return None
     function.argtypes = []
     function.restype = _MallInfo2
-    return function  # type: ignore[no-any-return]
+    return function
 
 
 def heap_in_use() -> int | None:
@@ -132,12 +139,15 @@ def heap_in_use() -> int | None:
 
 @contextmanager
 def _collect_only_new_objects() -> Iterator[None]:
-    """Freeze what exists now so the per-boundary ``gc.collect()`` only walks new objects."""
-    # No gc.collect() first: it costs ~0.2 s with torch loaded, and garbage frozen here
-    # existed before the measurement, so it cannot change any figure.
+    """Freeze what exists now so the per-boundary ``gc.collect()`` only walks new objects.
+
+    No ``gc.collect()`` first: it costs ~0.2 s with torch loaded, and garbage frozen here
+    existed before the measurement, so it cannot change any figure. Where the program had
+    frozen objects itself (some environments do after start-up), ``gc.unfreeze()`` would
+    thaw theirs too, so what this adds stays frozen, as theirs does.
+    """
     frozen_by_us = gc.get_freeze_count() == 0
-    if frozen_by_us:
-        gc.freeze()
+    gc.freeze()
     try:
         yield
     finally:
@@ -190,8 +200,8 @@ def _heap_pass(
 
 def _cpu_tensor_pass(
     torch: Any, step: Callable[[], object], iters: int, warmup: int
-) -> tuple[list[int], int]:
-    """Tensor-byte levels at each boundary after the warm-up, and the peak above the start."""
+) -> tuple[list[int], int, tuple[float, ...]]:
+    """Tensor-byte levels at each boundary after the warm-up, the peak, and step times."""
     from torch._C import _autograd
     from torch._C._profiler import (
         ProfilerActivity,
@@ -202,7 +212,7 @@ def _cpu_tensor_pass(
         _ExperimentalConfig,
     )
 
-    if torch.autograd.profiler._is_profiler_enabled:
+    if _autograd._profiler_enabled():
         raise RuntimeError("torchleak.runtime.measure cannot run inside another torch profiler")
     config = ProfilerConfig(
         ProfilerState.KINETO,
@@ -223,26 +233,30 @@ def _cpu_tensor_pass(
 
     _autograd._prepare_profiler(config, activities)
     # Only user scopes: operators are not traced, allocations are still reported.
-    _autograd._enable_profiler(config, activities, {RecordScope.USER_SCOPE})
+    # torch's stub omits the binding's third parameter, ``scopes`` (checked on torch 2.13).
+    _autograd._enable_profiler(config, activities, {RecordScope.USER_SCOPE})  # type: ignore[call-arg]
     try:
         mark()  # the level when the measurement began, before the warm-up
         for iteration in range(1, warmup + 1):
             _call(step, iteration)
         mark()  # the level the measured iterations start from
+        seconds: list[float] = []
         for iteration in range(warmup + 1, warmup + iters + 1):
-            _call(step, iteration)
+            seconds.append(_call(step, iteration))
             mark()
     finally:
         result = _autograd._disable_profiler()
     marker_index = {marker.data_ptr(): index for index, marker in enumerate(markers)}
 
+    # Allocations nest under user scopes when the step uses record_function: walk the tree
+    # in order (preorder), then sort by time; the sort is stable, so ties keep that order.
     allocations: list[Any] = []
-    pending = list(result.experimental_event_tree())
-    while pending:  # allocations nest under user scopes when the step uses record_function
+    pending = list(reversed(result.experimental_event_tree()))
+    while pending:
         event = pending.pop()
         if event.tag == _EventType.Allocation:
             allocations.append(event)
-        pending.extend(event.children)
+        pending.extend(reversed(event.children))
     allocations.sort(key=lambda event: event.start_time_ns)
 
     # Walk the allocator's running total in time order, less the markers alive at each point.
@@ -269,12 +283,16 @@ def _cpu_tensor_pass(
             break
     if markers_seen != len(markers) or highest is None:
         raise RuntimeError("the profiler did not report every boundary marker's allocation")
-    return levels, highest - origin
+    return levels, highest - origin, tuple(seconds)
 
 
-def _measure_cpu(torch: Any, step: Callable[[], object], iters: int, warmup: int) -> Growth:
-    levels, peak = _cpu_tensor_pass(torch, step, iters, warmup)
-    heap_levels, seconds = _heap_pass(step, iters, warmup, sync=lambda: None)
+def _measure_cpu(
+    torch: Any, step: Callable[[], object], iters: int, warmup: int, heap: bool
+) -> Growth:
+    levels, peak, seconds = _cpu_tensor_pass(torch, step, iters, warmup)
+    heap_levels: list[int] = []
+    if heap:  # a second run with no profiler on, whose event buffers would count as heap
+        heap_levels, seconds = _heap_pass(step, iters, warmup, sync=lambda: None)
     return Growth(
         device="cpu",
         iters=iters,
@@ -287,14 +305,33 @@ def _measure_cpu(torch: Any, step: Callable[[], object], iters: int, warmup: int
     )
 
 
+_cuda_libraries_ready: set[str] = set()
+
+
+def _warm_cuda_libraries(torch: Any, device: Any) -> None:
+    """Create cuBLAS's workspace before the first measurement on ``device``.
+
+    cuBLAS allocates it through the caching allocator on the first matrix product of the
+    process and keeps it (65 MiB on an H100 with torch 2.11): counted against one step's
+    warm-up, it would inflate that measurement's peak.
+    """
+    if str(device) in _cuda_libraries_ready:
+        return
+    weight = torch.ones(8, 8, device=device, requires_grad=True)
+    (torch.ones(8, 8, device=device) @ weight).sum().backward()
+    torch.cuda.synchronize(device)
+    _cuda_libraries_ready.add(str(device))
+
+
 def _measure_cuda(
-    torch: Any, device: Any, step: Callable[[], object], iters: int, warmup: int
+    torch: Any, device: Any, step: Callable[[], object], iters: int, warmup: int, heap: bool
 ) -> Growth:
     cuda = torch.cuda
 
     def sync() -> None:
         cuda.synchronize(device)
 
+    _warm_cuda_libraries(torch, device)
     sync()
     gc.collect()
     start_level = int(cuda.memory_allocated(device))
@@ -308,9 +345,9 @@ def _measure_cuda(
         sync()
         gc.collect()
         levels.append(int(cuda.memory_allocated(device)))
-        heap = heap_in_use()
-        if heap is not None:
-            heap_levels.append(heap)
+        heap_level = heap_in_use() if heap else None
+        if heap_level is not None:
+            heap_levels.append(heap_level)
 
     read()
     cuda.reset_peak_memory_stats(device)
@@ -334,14 +371,19 @@ def _measure_cuda(
 
 
 def measure(
-    step: Callable[[], object], iters: int = 20, warmup: int = 2, device: str = "cpu"
+    step: Callable[[], object],
+    iters: int = 20,
+    warmup: int = 2,
+    device: str = "cpu",
+    heap: bool = True,
 ) -> Growth:
     """Run ``step`` ``warmup + iters`` times and report what each measured iteration kept.
 
-    On CPU the step runs twice over: once with the allocator reporting tensor bytes, once
-    with nothing on to read the heap and time the steps (the profiler's own event buffers
-    would otherwise show up in the heap). State the step carries simply goes on growing
-    across both runs; only per-iteration differences are reported.
+    On CPU with ``heap=True`` the step runs twice over: once with the allocator reporting
+    tensor bytes, once with nothing on to read the heap and time the steps (the profiler's
+    own event buffers would otherwise show up in the heap). State the step carries simply
+    goes on growing across both runs; only per-iteration differences are reported.
+    ``heap=False`` skips the heap (its figures are then ``None``) and the second run.
 
     Raises ``StepRaised`` (with the iteration, counted from 1) if the step raises.
     """
@@ -351,11 +393,11 @@ def measure(
     target = torch.device(device)
     with _collect_only_new_objects():
         if target.type == "cpu":
-            return _measure_cpu(torch, step, iters, warmup)
+            return _measure_cpu(torch, step, iters, warmup, heap)
         if target.type == "cuda":
             if target.index is None:
                 target = torch.device("cuda", torch.cuda.current_device())
-            return _measure_cuda(torch, target, step, iters, warmup)
+            return _measure_cuda(torch, target, step, iters, warmup, heap)
     raise ValueError(f"cannot measure on {device!r}: only cpu and cuda are supported")
 
 
@@ -382,22 +424,27 @@ def demo_namespace(device: str) -> dict[str, Any]:
     }
 
 
-def demo_step(
-    demo: LeakDemo, which: Literal["leaky", "fixed"], device: str = "cpu"
-) -> Callable[[], None]:
+class DemoStep:
+    """One iteration of a demo's body, run in the namespace its setup built."""
+
+    def __init__(self, namespace: dict[str, Any], body: CodeType) -> None:
+        if "loader" not in namespace:
+            raise ValueError("a LeakDemo's setup must bind `loader`")
+        self.namespace = namespace
+        self._body = body
+        self._batches = _cycle(namespace["loader"])
+
+    def __call__(self) -> None:
+        self.namespace["batch"] = next(self._batches)
+        exec(self._body, self.namespace)
+
+
+def demo_step(demo: LeakDemo, which: Literal["leaky", "fixed"], device: str = "cpu") -> DemoStep:
     """Run the demo's setup now and return one iteration of its ``leaky`` or ``fixed`` body."""
     namespace = demo_namespace(device)
     exec(compile(dedent(demo.setup), f"<demo setup on {device}>", "exec"), namespace)
-    if "loader" not in namespace:
-        raise ValueError("a LeakDemo's setup must bind `loader`")
-    batches = _cycle(namespace["loader"])
     body = compile(dedent(getattr(demo, which)).strip("\n"), f"<{which} step>", "exec")
-
-    def step() -> None:
-        namespace["batch"] = next(batches)
-        exec(body, namespace)
-
-    return step
+    return DemoStep(namespace, body)
 
 
 def measure_demo(
@@ -406,6 +453,7 @@ def measure_demo(
     iters: int = 20,
     warmup: int = 2,
     device: str = "cpu",
+    heap: bool = True,
     threads: int | None = 1,
 ) -> Growth:
     """Run a rule's demo (setup once, then its ``leaky`` or ``fixed`` body) and measure it.
@@ -426,6 +474,6 @@ def measure_demo(
         with torch.random.fork_rng(devices=cuda_devices):
             torch.manual_seed(0)
             step = demo_step(demo, which, device)
-            return measure(step, iters=iters, warmup=warmup, device=device)
+            return measure(step, iters=iters, warmup=warmup, device=device, heap=heap)
     finally:
         torch.set_num_threads(threads_before)

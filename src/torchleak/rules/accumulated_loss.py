@@ -245,7 +245,44 @@ class AccumulatedLoss(Rule):
             "the accumulator is reset at the top of every iteration, so it holds one graph at most",
         ),
     )
-    demo: ClassVar[LeakDemo | None] = None
+    demo: ClassVar[LeakDemo | None] = LeakDemo(
+        setup="""
+            model = nn.Sequential(
+                nn.Linear(32, 128), nn.ReLU(),
+                nn.Linear(128, 128), nn.ReLU(),
+                nn.Linear(128, 128), nn.ReLU(),
+                nn.Linear(128, 128), nn.ReLU(),
+                nn.Linear(128, 1),
+            ).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+            loader = [
+                (torch.randn(1024, 32, device=device), torch.randn(1024, 1, device=device))
+                for _ in range(4)
+            ]
+            total_loss = 0
+        """,
+        leaky="""
+            inputs, targets = batch
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(inputs), targets)
+            loss.backward()
+            optimizer.step()
+            total_loss += loss
+        """,
+        fixed="""
+            inputs, targets = batch
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(inputs), targets)
+            loss.backward()
+            optimizer.step()
+            total_loss += loss.item()
+        """,
+        meter="heap",
+        expectation=(
+            "keeps at least 10,000 B of autograd nodes on the host heap every iteration "
+            "(11,300 B measured) and no tensor memory: backward() already freed the saved tensors"
+        ),
+    )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for event, _loop in held_across_iterations(facts, double_backward=False):

@@ -90,7 +90,40 @@ class BackwardCreateGraph(Rule):
             "create_graph=False is the default behaviour",
         ),
     )
-    demo: ClassVar[LeakDemo | None] = None
+    demo: ClassVar[LeakDemo | None] = LeakDemo(
+        setup="""
+            model = nn.Sequential(
+                nn.Linear(32, 128), nn.ReLU(),
+                nn.Linear(128, 128), nn.ReLU(),
+                nn.Linear(128, 128), nn.ReLU(),
+                nn.Linear(128, 128), nn.ReLU(),
+                nn.Linear(128, 1),
+            ).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+            loader = [
+                (torch.randn(1024, 32, device=device), torch.randn(1024, 1, device=device))
+                for _ in range(4)
+            ]
+        """,
+        leaky="""
+            inputs, targets = batch
+            loss = F.mse_loss(model(inputs), targets)
+            loss.backward(create_graph=True)
+            optimizer.step()
+        """,
+        fixed="""
+            inputs, targets = batch
+            loss = F.mse_loss(model(inputs), targets)
+            loss.backward(create_graph=True)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        """,
+        meter="tensor",
+        expectation=(
+            "holds 3,678,212 B more tensor memory every iteration: each step's graph, chained "
+            "through .grad"
+        ),
+    )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for function in facts.functions:

@@ -152,7 +152,41 @@ class CarriedState(Rule):
             "unrolling over time steps inside forward is the normal forward pass",
         ),
     )
-    demo: ClassVar[LeakDemo | None] = None
+    demo: ClassVar[LeakDemo | None] = LeakDemo(
+        setup="""
+            rnn = nn.GRU(32, 128, batch_first=True).to(device)
+            head = nn.Linear(128, 1).to(device)
+            # A stream: one time step per batch, the hidden state carried from batch to batch.
+            loader = [
+                (torch.randn(32, 1, 32, device=device), torch.randn(32, 1, device=device))
+                for _ in range(4)
+            ]
+            h = torch.zeros(1, 32, 128, device=device)
+            optimizer = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.01)
+        """,
+        leaky="""
+            inputs, targets = batch
+            optimizer.zero_grad()
+            out, h = rnn(inputs, h)
+            loss = F.mse_loss(head(out[:, -1]), targets)
+            loss.backward()
+            optimizer.step()
+        """,
+        fixed="""
+            inputs, targets = batch
+            optimizer.zero_grad()
+            h = h.detach()
+            out, h = rnn(inputs, h)
+            loss = F.mse_loss(head(out[:, -1]), targets)
+            loss.backward()
+            optimizer.step()
+        """,
+        meter="error",
+        expectation=(
+            "raises \"Trying to backward through the graph a second time\" on iteration 2"
+        ),
+        raises="Trying to backward through the graph a second time",
+    )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for loop, binding in carried_state(facts):

@@ -132,7 +132,30 @@ class CreateGraphKept(Rule):
             "the first gradient is differentiated again; the second has no graph",
         ),
     )
-    demo: ClassVar[LeakDemo | None] = None
+    demo: ClassVar[LeakDemo | None] = LeakDemo(
+        setup="""
+            model = nn.Sequential(nn.Linear(2, 1024), nn.Tanh(), nn.Linear(1024, 1)).to(device)
+            loader = [torch.randn(64, 2, device=device) for _ in range(4)]
+            saliency = []
+        """,
+        leaky="""
+            inputs = batch.requires_grad_()
+            score = model(inputs).sum()
+            (grad,) = torch.autograd.grad(score, inputs, create_graph=True)
+            saliency.append(grad)
+        """,
+        fixed="""
+            inputs = batch.requires_grad_()
+            score = model(inputs).sum()
+            (grad,) = torch.autograd.grad(score, inputs, create_graph=True)
+            saliency.append(grad.detach())
+        """,
+        meter="tensor",
+        expectation=(
+            "holds 786,948 B more tensor memory every iteration: the double-backward graph behind "
+            "each kept gradient"
+        ),
+    )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for event, _loop in held_across_iterations(facts, double_backward=True):

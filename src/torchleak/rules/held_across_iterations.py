@@ -197,7 +197,25 @@ class HeldAcrossIterations(Rule):
             "torchmetrics' update runs with grad disabled",
         ),
     )
-    demo: ClassVar[LeakDemo | None] = None
+    demo: ClassVar[LeakDemo | None] = LeakDemo(
+        setup="""
+            model = nn.Sequential(nn.Linear(64, 6400), nn.ReLU(), nn.Linear(6400, 1)).to(device)
+            model.eval()  # evaluation mode, but no torch.no_grad(): autograd still records
+            loader = [torch.randn(128, 64, device=device) for _ in range(4)]
+            outputs = []
+        """,
+        leaky="""
+            outputs.append(model(batch))
+        """,
+        fixed="""
+            outputs.append(model(batch).detach())
+        """,
+        meter="tensor",
+        expectation=(
+            "holds 3,277,312 B more tensor memory every iteration: each batch's 128x6400 ReLU "
+            "activations (3,276,800 B) and its output (512 B)"
+        ),
+    )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for event, loop in held_across_iterations(facts, double_backward=False):

@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--select", type=_codes, help="codes or prefixes to report (default: TLK1,TLK2,TLK3)")
     parser.add_argument("--ignore", type=_codes, help="codes or prefixes to leave out")
     parser.add_argument("--extend-select", type=_codes, help="codes to add to --select, e.g. TLK900")
-    parser.add_argument("--per-file-ignores", type=_per_file_ignores, metavar="PATTERN:CODES ...", help="codes to leave out in files matching a glob")
+    parser.add_argument("--per-file-ignores", type=_per_file_ignores, metavar="PATTERN:CODES", help="codes to leave out in files matching a glob; pairs separated by spaces")
     parser.add_argument("--exclude", type=_comma_list, metavar="GLOBS", help="glob patterns of paths to skip, besides .git, .venv and the like")
     parser.add_argument("--force-exclude", action="store_true", help="apply exclusions to files named on the command line too (as pre-commit does)")
     parser.add_argument("--model-names", type=_comma_list, help="extra callables that run a model")

@@ -233,7 +233,7 @@ def _cpu_tensor_pass(
 
     _autograd._prepare_profiler(config, activities)
     # Only user scopes: operators are not traced, allocations are still reported.
-    # torch's stub omits the binding's third parameter, ``scopes`` (checked on torch 2.13).
+    # torch's stub omits the binding's third parameter, ``scopes`` (checked on torch 2.11 and 2.13).
     _autograd._enable_profiler(config, activities, {RecordScope.USER_SCOPE})  # type: ignore[call-arg]
     try:
         mark()  # the level when the measurement began, before the warm-up

@@ -135,11 +135,20 @@ def test_any_valid_program_analyses_without_an_exception(source: str) -> None:
         pass  # libcst rejects a few programs CPython accepts; the engine reports them (below)
 
 
-def test_program_libcst_rejects_but_cpython_accepts_is_a_notice() -> None:
-    source = "for x in loader:\n    loss.backward()\n\\\r\n"  # found by the fuzzer: a trailing continuation
-    compile(source, "<s>", "exec")
-    result = check_source(source, select=("TLK", "TLK900"))
+def test_program_libcst_rejects_but_cpython_accepts_is_handled() -> None:
+    # Found by the fuzzer: a trailing line continuation. CPython accepts it, libcst does not.
+    trailing = "for x in loader:\n    loss.backward()\n\\\r\n"
+    compile(trailing, "<s>", "exec")
+    with pytest.raises(libcst.ParserSyntaxError):
+        _analyse_everything(trailing)
+    # The engine hands libcst only the statements that matter, so this file is analysed...
+    assert check_source(trailing, select=("TLK", "TLK900")).skipped is None
+    # ...and where the rejected text is inside a statement that matters, it is a notice.
+    inside = "for x in loader:\n    loss.backward()\n    y = 1 \\\r\n\n"
+    compile(inside, "<s>", "exec")
+    result = check_source(inside, select=("TLK", "TLK900"))
     assert result.skipped is not None and result.skipped.startswith("libcst cannot parse it")
+    assert [f.code for f in result.findings] == ["TLK900"]
 
 
 def _training_snippets() -> list[str]:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.flow import Settings, analyse
-from torchleak.analysis.prefilter import plan
+from torchleak.analysis.prefilter import Segment, plan
 from torchleak.analysis.vocabulary import PER_BATCH_METHODS
 from torchleak.rule import Finding, Rule
 from torchleak.rules import ALL_RULES
@@ -107,10 +107,10 @@ def check_source(
     scope = plan(source, tree, per_batch, MAX_NESTING)
     if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
-    if scope.source is None:
+    if not scope.segments:
         return Result()
     try:
-        findings = _lint_relevant(scope.source, rules, settings, scope.no_grad_callees)
+        findings = _lint_segments(scope.segments, rules, settings, scope.no_grad_callees)
     except RecursionError:
         return skipped("nested too deeply for libcst")
     except cst.ParserSyntaxError as error:
@@ -127,21 +127,43 @@ def lint_source(source: str, **options: object) -> list[Finding]:
     return check_source(source, **options).findings  # type: ignore[arg-type]
 
 
-def _lint_relevant(
-    source: str, rules: list[Rule], settings: Settings, no_grad_callees: Optional[frozenset[str]] = None
+def _lint_segments(
+    segments: Sequence[Segment],
+    rules: list[Rule],
+    settings: Settings,
+    no_grad_callees: Optional[frozenset[str]] = None,
 ) -> list[Finding]:
-    module = cst.parse_module(source)
+    parsed = [(segment.first_line, cst.parse_module(segment.text)) for segment in segments]
+    # One module for the analysis, so that names and helpers resolve across segments.
+    module = cst.Module(body=[statement for _, part in parsed for statement in part.body])
     facts = analyse(module, settings, no_grad_callees)
     reports = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not reports:
         return []
-    # Positions cost a full walk: resolve them only for files that have something to report.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    findings = set()
-    for rule, report in reports:
-        start = positions[report.node].start
-        findings.add(Finding(start.line, start.column, rule.code, rule.format(report)))
+    segment_of = {id(statement): index for index, (_, part) in enumerate(parsed) for statement in part.body}
+    # Positions cost a codegen walk: resolve them only for the segments that hold a finding.
+    resolved: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+
+    def position(node: cst.CSTNode) -> tuple[int, int]:
+        top = facts.top_of.get(id(node))
+        candidates = [segment_of[id(top)]] if top is not None and id(top) in segment_of else range(len(parsed))
+        for index in candidates:
+            if index not in resolved:
+                resolved[index] = MetadataWrapper(parsed[index][1], unsafe_skip_copy=True).resolve(PositionProvider)
+            if node in resolved[index]:
+                start = resolved[index][node].start
+                return parsed[index][0] + start.line - 1, start.column
+        raise LookupError("a reported node is in no segment")
+
+    findings = {
+        Finding(*position(report.node), rule.code, rule.format(report)) for rule, report in reports
+    }
     return sorted(findings)
+
+
+def _lint_relevant(source: str, rules: list[Rule], settings: Settings) -> list[Finding]:
+    """Analyse all of ``source`` (no pre-filter): for tests and fuzzing."""
+    return _lint_segments([Segment(1, source)], rules, settings)
 
 
 _NOQA: Final = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)

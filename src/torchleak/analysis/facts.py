@@ -199,6 +199,11 @@ class FileFacts:
     module: cst.Module
     functions: list[Function] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
+    #: The top-level statement each event's nodes belong to (to resolve positions locally).
+    top_of: dict[int, cst.CSTNode] = field(default_factory=dict)
+    #: The value of every expression the walk evaluated, by ``id(node)``: which element of a
+    #: stored ``{"loss": loss, "step": step}`` is the attached one (for fixes).
+    values: dict[int, Value] = field(default_factory=dict)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

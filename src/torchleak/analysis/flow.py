@@ -181,6 +181,9 @@ class _FileContext:
     loss_keys: set[str] = field(default_factory=set)
     walked: dict[int, Function] = field(default_factory=dict)
     no_grad_callees: set[str] = field(default_factory=set)
+    #: The top-level statement being walked, and the one each function definition sits in.
+    top: Optional[cst.CSTNode] = None
+    def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
 
@@ -207,6 +210,10 @@ def analyse(
     context.no_grad_callees = (
         set(no_grad_callees) if no_grad_callees is not None else _called_under_no_grad(statements, context.aliases)
     )
+    for top in module.body:
+        for nested in iter_statements([top]):
+            if isinstance(nested, cst.FunctionDef):
+                context.def_tops[id(nested)] = top
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
             context.definitions.setdefault(statement.name.value, []).append(statement)
@@ -271,7 +278,12 @@ class _Walker:
     # ----------------------------------------------------------------- bookkeeping
     def run(self, body: Sequence[cst.CSTNode]) -> Function:
         self.context.facts.functions.append(self.function)
-        self._block(body)
+        if isinstance(self.function.node, cst.Module):
+            for statement in body:
+                self.context.top = statement
+                self._statement(statement)
+        else:
+            self._block(body)
         self.function.returns = merge(*self.returns) if self.returns else DETACHED
         for loop in self.loops:  # the per-batch method's pseudo-loop
             loop.end = self.context.seq
@@ -294,6 +306,13 @@ class _Walker:
         for source in sources:
             if source != target:
                 self.function.flows_to.setdefault(source, set()).add(target)
+
+    def _locate(self, *nodes: Optional[cst.CSTNode]) -> None:
+        """Remember which top-level statement holds nodes a rule may report."""
+        if self.context.top is not None:
+            for node in nodes:
+                if node is not None:
+                    self.context.facts.top_of[id(node)] = self.context.top
 
     def _code(self, node: cst.CSTNode) -> str:
         return self.context.module.code_for_node(node)
@@ -383,6 +402,7 @@ class _Walker:
 
     def _binding(self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False) -> None:
         event = Binding(node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed)
+        self._locate(node)
         self.function.bindings.append(event)
 
     def _bind(self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode) -> None:
@@ -444,6 +464,7 @@ class _Walker:
         value_node: cst.BaseExpression,
         value: Value,
     ) -> None:
+        self._locate(statement)
         self.function.accumulations.append(
             Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value)
         )
@@ -462,6 +483,7 @@ class _Walker:
             return
         self._flow(mentions(value_node), key)
         if value.attached:
+            self._locate(statement)
             self.function.stores.append(
                 Store(statement, self.context.next_seq(), self.loop, self.function, target.value, key, "[]=", value_node, value, frozenset(index))
             )
@@ -481,6 +503,7 @@ class _Walker:
             return
         self._flow(mentions(node.value), key)
         if value.attached:
+            self._locate(node)
             if isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp)):
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.target, key, "+=", node.value, value)
@@ -571,10 +594,13 @@ class _Walker:
         )
         per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods
         self.context.in_progress.add(id(node))
+        outer_top = self.context.top
+        self.context.top = self.context.def_tops.get(id(node), outer_top)
         walker = _Walker(self.context, node, name, no_grad=no_grad, per_batch=per_batch)
         for param in node.params.params:
             walker.env[param.name.value] = UNKNOWN
         function = walker.run(_body(node.body))
+        self.context.top = outer_top
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function
         return function
@@ -834,6 +860,7 @@ class _Walker:
             for arg, value in zip(node.args, arguments):
                 self._flow(mentions(arg.value), key)
                 if value.attached:
+                    self._locate(node)
                     self.function.stores.append(
                         Store(node, self.context.next_seq(), self.loop, self.function, func.value, key, method, arg.value, value)
                     )
@@ -874,6 +901,7 @@ class _Walker:
             keyword(node, "create_graph") if is_true(keyword(node, "create_graph")) else None,
             self.statement,
         )
+        self._locate(node, event.retain_graph, event.create_graph)
         self.function.backwards.append(event)
         self.function.backward_mentions.update(event.mentions)
         for loop in self.loops:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
-from typing import Final, Optional
+from dataclasses import dataclass
+from typing import Final
 
 from torchleak.analysis.vocabulary import LOADER_NAME
 
-#: Attributes whose presence makes a loop a training loop (``loss.backward()``, ``opt.step()``).
-_STEP_ATTRIBUTES: Final = frozenset({"backward", "manual_backward", "step", "grad"})
 #: Short module-level statements (imports, ``model = Net()``) are kept for the names they bind.
 _SHORT_STATEMENT_LINES: Final = 20
 _NO_GRAD_NAMES: Final = frozenset({"no_grad", "inference_mode"})
@@ -28,29 +27,26 @@ _NO_GRAD_NAMES: Final = frozenset({"no_grad", "inference_mode"})
 
 @dataclass
 class _Summary:
-    """What one top-level statement contains."""
+    """What one top-level statement's text shows (a superset of what its code does)."""
 
-    depth: int = 0
-    loop: bool = False
-    loader_loop: bool = False
-    steps: bool = False
-    per_batch: bool = False
-    create_graph: bool = False
+    relevant: bool = False
     imports: bool = False
-    defines: set[str] = field(default_factory=set)
-    calls: set[str] = field(default_factory=set)
-    no_grad_calls: set[str] = field(default_factory=set)
+    mentions_no_grad: bool = False
 
-    @property
-    def relevant(self) -> bool:
-        return self.per_batch or self.create_graph or (self.loop and (self.steps or self.loader_loop))
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive kept top-level statements: their first line in the file and their text."""
+
+    first_line: int
+    text: str
 
 
 @dataclass(frozen=True)
 class Plan:
     depth: int
-    #: The source with irrelevant statements blanked out, or None when nothing can be found.
-    source: Optional[str]
+    #: The parts of the file to analyse; empty when nothing in it can be found.
+    segments: tuple[Segment, ...] = ()
     #: Functions this file calls inside ``with torch.no_grad():`` blocks (anywhere in it).
     no_grad_callees: frozenset[str] = frozenset()
 
@@ -70,45 +66,39 @@ def _is_no_grad_block(node: ast.AST) -> bool:
     )
 
 
-def _summarise(statement: ast.stmt, per_batch_methods: Collection[str], max_depth: int) -> _Summary:
-    summary = _Summary()
+_LOOP: Final = re.compile(r"^\s*(?:async\s+)?(?:for|while)\b", re.MULTILINE)
+_STEP: Final = re.compile(r"\.(?:backward|manual_backward|step|grad)\b")
+_LOADER_LOOP: Final = re.compile(r"^\s*(?:async\s+)?for\b[^\n]*\bin\b[^\n]*(?:" + LOADER_NAME.pattern + ")", re.MULTILINE | re.IGNORECASE)
+_IMPORT: Final = re.compile(r"^\s*(?:import|from)\s", re.MULTILINE)
+_CALLED: Final = re.compile(r"(\w+)\s*\(")
+
+
+def _summarise(text: str, per_batch: re.Pattern[str]) -> _Summary:
+    """Regular expressions run in C: much cheaper than walking the statement's ast."""
+    loop = _LOOP.search(text) is not None
+    relevant = (
+        "create_graph" in text
+        or per_batch.search(text) is not None
+        or (loop and (_STEP.search(text) is not None or _LOADER_LOOP.search(text) is not None))
+    )
+    return _Summary(relevant, _IMPORT.search(text) is not None, "no_grad" in text or "inference_mode" in text)
+
+
+def _depth_and_no_grad_calls(statement: ast.stmt, max_depth: int) -> tuple[int, set[str]]:
+    depth = 0
+    calls: set[str] = set()
     stack: list[tuple[ast.AST, int, bool]] = [(statement, 1, False)]
     while stack:
         node, level, under_no_grad = stack.pop()
-        if level > summary.depth:
-            summary.depth = level
-            if level > max_depth:
-                return summary
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            summary.loop = True
-            if not summary.loader_loop:
-                summary.loader_loop = any(
-                    LOADER_NAME.search(_identifier(part)) is not None
-                    for part in ast.walk(node.iter)
-                    if isinstance(part, (ast.Name, ast.Attribute))
-                )
-        elif isinstance(node, ast.While):
-            summary.loop = True
-        elif isinstance(node, ast.Attribute):
-            if node.attr in _STEP_ATTRIBUTES:
-                summary.steps = True
-        elif isinstance(node, ast.Call):
-            name = _identifier(node.func)
-            summary.calls.add(name)
-            if under_no_grad:
-                summary.no_grad_calls.add(name)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            summary.defines.add(node.name)
-            if node.name in per_batch_methods:
-                summary.per_batch = True
-        elif isinstance(node, ast.keyword):
-            if node.arg == "create_graph":
-                summary.create_graph = True
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            summary.imports = True
+        if level > depth:
+            depth = level
+            if depth > max_depth:
+                break
+        if under_no_grad and isinstance(node, ast.Call):
+            calls.add(_identifier(node.func))
         inner = under_no_grad or _is_no_grad_block(node)
         stack.extend((child, level + 1, inner) for child in ast.iter_child_nodes(node))
-    return summary
+    return depth, calls
 
 
 def _first_line(statement: ast.stmt) -> int:
@@ -127,41 +117,52 @@ def _line_ending(line: str) -> str:
 
 def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_depth: int) -> Plan:
     body = tree.body if isinstance(tree, ast.Module) else []
-    summaries = [_summarise(statement, per_batch_methods, max_depth) for statement in body]
-    depth = max((summary.depth for summary in summaries), default=0)
-    no_grad_callees = frozenset().union(*(summary.no_grad_calls for summary in summaries))
-    if depth > max_depth or not any(summary.relevant for summary in summaries):
-        return Plan(depth, None, no_grad_callees)
+    lines = _lines(source)
+    spans = [(_first_line(statement), statement.end_lineno or statement.lineno) for statement in body]
+    texts = ["".join(lines[first - 1 : last]) for first, last in spans]
+    per_batch = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(per_batch_methods))) + r")\b")
+    summaries = [_summarise(text, per_batch) for text in texts]
+    no_grad_callees: set[str] = set()
+    for statement, summary in zip(body, summaries):
+        if summary.mentions_no_grad:
+            no_grad_callees |= _depth_and_no_grad_calls(statement, max_depth)[1]
+    if not any(summary.relevant for summary in summaries):
+        return Plan(0, (), frozenset(no_grad_callees))
 
     kept = {index for index, summary in enumerate(summaries) if summary.relevant}
     # The functions kept code calls, so that their return values are known (closure by name).
     definers: dict[str, set[int]] = {}
-    for index, summary in enumerate(summaries):
-        for name in summary.defines:
-            definers.setdefault(name, set()).add(index)
+    for index, statement in enumerate(body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            definers.setdefault(statement.name, set()).add(index)
     pending = list(kept)
     while pending:
-        for name in summaries[pending.pop()].calls:
+        for name in _CALLED.findall(texts[pending.pop()]):
             for index in definers.get(name, ()):
                 if index not in kept:
                     kept.add(index)
                     pending.append(index)
     for index, statement in enumerate(body):
-        length = (statement.end_lineno or statement.lineno) - _first_line(statement) + 1
-        if length <= _SHORT_STATEMENT_LINES and (
+        first, last = spans[index]
+        if last - first + 1 <= _SHORT_STATEMENT_LINES and (
             not isinstance(statement, _COMPOUND) or summaries[index].imports
         ):
             kept.add(index)
-    if len(kept) == len(body):
-        return Plan(depth, source, no_grad_callees)
-    keep_lines: set[int] = set()
-    for index in kept:
-        statement = body[index]
-        keep_lines.update(range(_first_line(statement), (statement.end_lineno or statement.lineno) + 1))
-    masked = "".join(
-        line if number in keep_lines else _line_ending(line) for number, line in enumerate(_lines(source), start=1)
-    )
-    return Plan(depth, masked, no_grad_callees)
+    # Only what reaches libcst needs the depth check (libcst's walk recurses per level).
+    depth = max(_depth_and_no_grad_calls(body[index], max_depth)[0] for index in kept)
+    if depth > max_depth:
+        return Plan(depth, (), frozenset(no_grad_callees))
+    # Adjacent kept statements form one segment (with the comments and blank lines between).
+    lines = _lines(source)
+    ranges: list[list[int]] = []
+    for index in sorted(kept):
+        first, last = spans[index]
+        if ranges and index - 1 in kept:
+            ranges[-1][1] = last
+        else:
+            ranges.append([first, last])
+    segments = tuple(Segment(first, "".join(lines[first - 1 : last])) for first, last in ranges)
+    return Plan(depth, segments, frozenset(no_grad_callees))
 
 
 _COMPOUND: Final = (
@@ -173,8 +174,7 @@ _COMPOUND: Final = (
 
 def iter_kept_lines(plan_: Plan) -> Iterator[int]:
     """Line numbers that reach libcst (for tests and diagnostics)."""
-    if plan_.source is None:
-        return
-    for number, line in enumerate(_lines(plan_.source), start=1):
-        if line.strip():
-            yield number
+    for segment in plan_.segments:
+        for offset, line in enumerate(_lines(segment.text)):
+            if line.strip():
+                yield segment.first_line + offset

@@ -58,6 +58,12 @@ def test_json_follows_its_published_schema(project: Path) -> None:
             "name": "accumulated-loss",
             "message": MESSAGE,
             "url": document["findings"][0]["url"],
+            "fix": {
+                "safety": "safe",
+                "description": "accumulate 'loss.item()' instead of 'loss'",
+                "reason": "'loss' is a one-element tensor and 'total' is only ever read as a number",
+                "edits": [{"start": {"line": 5, "column": 18}, "end": {"line": 5, "column": 18}, "content": ".item()"}],
+            },
         }
     ]
     assert document["findings"][0]["url"].endswith("/docs/rules/TLK101.md")

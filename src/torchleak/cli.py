@@ -10,7 +10,7 @@ import sys
 import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, TextIO, TypeVar
 
@@ -18,6 +18,8 @@ from torchleak import __version__
 from torchleak.analysis.flow import Settings
 from torchleak.config import Config, ConfigError, PerFileIgnores, find, load, parse_codes, parse_per_file_ignores
 from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, check_source
+from torchleak.fix import offered_fixes
+from torchleak.fix import run as run_fix
 from torchleak.formats import FORMATS, FileReport, rule_name
 from torchleak.notebooks import NotebookError, extract, is_notebook
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
@@ -77,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     parser.add_argument("--format", choices=tuple(FORMATS), default="text", help="output format (default: text)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument("--fix", action="store_true", help="apply the safe fixes in place; report how many were fixed and what is left")
+    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
     parser.add_argument("--stdin-display-name", default="stdin", help="the name to report for input read from stdin")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
@@ -139,6 +144,8 @@ class _Job:
     settings: Settings
     per_file_ignores: PerFileIgnores = ()
     root: str = "."
+    #: Work out each finding's fix as text edits (for the json and sarif formats).
+    offer_fixes: bool = False
 
     def ignore_for(self, path: str) -> tuple[str, ...]:
         extra = [code for pattern, codes in self.per_file_ignores if _matches(path, pattern, self.root) for code in codes]
@@ -191,7 +198,10 @@ def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileR
     except NotebookError as error:
         return FileReport(path, error=f"cannot read notebook: {error}")
     result = check_source(source, select=job.select, ignore=job.ignore_for(path), settings=job.settings, apply_noqa=True)
-    return FileReport(path, result, source_lines=source.splitlines() if result.syntax_error else [], cells=cells)
+    fixes = {}
+    if job.offer_fixes and cells is None:  # a notebook's lines are not its file's lines
+        fixes = offered_fixes(source, result.findings, select=job.select, ignore=job.ignore_for(path), settings=job.settings)
+    return FileReport(path, result, source_lines=source.splitlines() if result.syntax_error else [], cells=cells, fixes=fixes)
 
 
 def _lint_in_worker(arguments: tuple[str, _Job]) -> FileReport:
@@ -266,6 +276,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stderr.write(f"torchleak: error: {error}\n")
         return 2
     files = list(discover(options.paths, exclude, job.root, options.force_exclude))
+    if options.fix or options.diff:
+        status = run_fix(
+            files, select=job.select, ignore_for=job.ignore_for, settings=job.settings,
+            unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
+        )
+        return 0 if options.exit_zero else status
+    job = replace(job, offer_fixes=options.format in ("json", "sarif"))
     reports = list(lint_paths(files, job, options.jobs, options.stdin_display_name, _progress_stream(len(files))))
     try:
         FORMATS[options.format](reports, sys.stdout, sys.stderr)

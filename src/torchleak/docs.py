@@ -51,6 +51,7 @@ def render(rule: type[Rule]) -> str:
         inspect.cleandoc(rule.__doc__ or ""),
         "## Example\n\n" + _code_block(first.code),
         "## Use instead\n\n" + _code_block(rule.fixed_example),
+        "## Automatic fix\n\n" + _autofix(rule),
         "## Measured\n\n" + _measured(rule),
     ]
     if len(rule.flagged) > 1:
@@ -63,6 +64,43 @@ def render(rule: type[Rule]) -> str:
         + "\n\n".join(f"- {example.why}:\n\n{indent(_code_block(example.code), '  ')}" for example in rule.clean)
     )
     return "\n\n".join(parts) + "\n"
+
+
+FIX_WORDS = {
+    "safe": "**Safe fix**: `torchleak --fix` applies it.",
+    "unsafe": "**Unsafe fix**: applied only with `torchleak --fix --unsafe-fixes` (`--diff` shows it first).",
+    "none": "**No automatic fix.**",
+}
+
+
+def _autofix(rule: type[Rule]) -> str:
+    """The fix's safety and rationale, and what it does to the first example (found by running it)."""
+    from difflib import unified_diff
+
+    from torchleak.fix import fix_source
+
+    parts = [FIX_WORDS[rule.fix_safety]]
+    if rule.fix_rationale:
+        parts.append(rule.fix_rationale)
+    if rule.fix_safety == "none":
+        return "\n\n".join(parts)
+    before = rule.flagged[0].code
+    outcome = fix_source(before, select=(rule.code,), unsafe=True)
+    if not outcome.applied:
+        parts.append("The first example above has no automatic fix.")
+        return "\n\n".join(parts)
+    safety = ", ".join(sorted({fix.safety for _, fix in outcome.applied}))
+    reasons = "; ".join(fix.reason for _, fix in outcome.applied if fix.reason)
+    lines = [
+        line.rstrip("\n")
+        for line in unified_diff(before.splitlines(True), outcome.source.splitlines(True), n=1)
+        if not line.startswith(("---", "+++", "@@"))
+    ]
+    parts.append(
+        f"On the first example above it makes this change ({safety} there: {reasons}):\n\n"
+        + "```diff\n" + "\n".join(lines) + "\n```"
+    )
+    return "\n\n".join(parts)
 
 
 def _measured(rule: type[Rule]) -> str:

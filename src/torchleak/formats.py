@@ -14,6 +14,7 @@ from urllib.parse import quote
 from torchleak import __version__
 from torchleak.docs import rule_url, summary
 from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, Result, is_selected
+from torchleak.fix import Offer, json_fix, sarif_fixes
 from torchleak.rule import Finding
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
 
@@ -39,6 +40,8 @@ class FileReport:
     source_lines: list[str] = field(default_factory=list)
     #: For a notebook, the (cell, line in cell) of each line of the linted source.
     cells: Optional[tuple[tuple[int, int], ...]] = None
+    #: The fix of each finding that has one, by (line, 0-based column, code); json and sarif offer them.
+    fixes: dict[tuple[int, int, str], Offer] = field(default_factory=dict)
 
     def locate(self, line: int) -> tuple[Optional[int], int]:
         """(cell, line in cell) for a notebook, else (None, line)."""
@@ -93,6 +96,7 @@ def json_finding(report: FileReport, finding: Finding) -> dict[str, object]:
         "name": rule_name(finding.code),
         "message": finding.message,
         "url": rule_url(finding.code),
+        "fix": json_fix(offer) if (offer := report.fixes.get((finding.line, finding.column, finding.code))) else None,
     }
 
 
@@ -201,15 +205,17 @@ def sarif_document(reports: Sequence[FileReport]) -> dict[str, object]:
     for report in reports:
         for finding in report.result.findings:
             location, prefix = _sarif_location(report, finding.line, finding.column)
-            results.append(
-                {
-                    "ruleId": finding.code,
-                    "ruleIndex": index[finding.code],
-                    "level": "note" if finding.code == NOTICE_CODE else "warning",
-                    "message": {"text": prefix + finding.message},
-                    "locations": [location],
-                }
-            )
+            result: dict[str, object] = {
+                "ruleId": finding.code,
+                "ruleIndex": index[finding.code],
+                "level": "note" if finding.code == NOTICE_CODE else "warning",
+                "message": {"text": prefix + finding.message},
+                "locations": [location],
+            }
+            offer = report.fixes.get((finding.line, finding.column, finding.code))
+            if offer is not None:
+                result["fixes"] = sarif_fixes(offer, _artifact(report.path))
+            results.append(result)
     notifications = []
     for report in reports:
         found = problem(report)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from textwrap import dedent
-from typing import TYPE_CHECKING, ClassVar, Iterator, Literal
+from typing import TYPE_CHECKING, ClassVar, Iterator, Literal, Optional
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -36,6 +36,40 @@ class Report:
 
     node: cst.CSTNode
     fields: dict[str, str] = field(default_factory=dict)
+
+
+#: How far a rule's automatic fix can be trusted, in Ruff's terms. "safe": the program behaves
+#: as before apart from the leak, and ``torchleak --fix`` applies it; "unsafe": it may change
+#: behaviour (a gradient, a type, a value the analysis cannot follow), applied only with
+#: ``--unsafe-fixes``; "none": the fix needs a decision the analysis cannot make.
+FixSafety = Literal["safe", "unsafe", "none"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change to the parsed module, by node identity (positions are resolved when applied).
+
+    ``replacement`` replaces ``node``; ``before`` and ``after`` are small statements inserted
+    around the statement ``node`` (on lines of their own in an indented block, or joined with
+    ``;`` in a one-line suite), composing with replacements inside it.
+    """
+
+    node: cst.CSTNode
+    replacement: Optional[cst.CSTNode] = None
+    before: tuple[cst.BaseSmallStatement, ...] = ()
+    after: tuple[cst.BaseSmallStatement, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What a rule's ``fix`` offers for one report: the edits, and whether they are safe."""
+
+    safety: Literal["safe", "unsafe"]
+    #: What the fix does, for people: "replace 'loss' with 'loss.item()'".
+    description: str
+    edits: tuple[Edit, ...]
+    #: What the analysis established (safe), or what it could not (unsafe).
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -121,8 +155,17 @@ class Rule:
     fixed_example: ClassVar[str] = ""
     demo: ClassVar[LeakDemo | None] = None
 
+    #: The best a fix of this rule can be (a given report's fix may be downgraded to unsafe),
+    #: and why: rendered on the rule's page. See ``FixSafety``.
+    fix_safety: ClassVar[FixSafety] = "none"
+    fix_rationale: ClassVar[str] = ""
+
     def check(self, facts: FileFacts) -> Iterator[Report]:
         raise NotImplementedError
+
+    def fix(self, report: Report, facts: FileFacts) -> Optional[Fix]:
+        """The edit that removes ``report``'s leak, or None where it needs a person."""
+        return None
 
     @classmethod
     def format(cls, report: Report) -> str:

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from torchleak.analysis.facts import Accumulation, FileFacts
 from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.rewrite import accumulation_fix
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class AccumulatedLoss(Rule):
@@ -36,6 +37,17 @@ class AccumulatedLoss(Rule):
     message: ClassVar[str] = (
         "'{statement}' keeps the autograd graph of every iteration alive; accumulate {fix}.item() "
         "(or {fix}.detach())"
+    )
+    fix_safety: ClassVar[FixSafety] = "safe"
+    fix_rationale: ClassVar[str] = (
+        "Accumulates `loss.item()` where that provably changes nothing but the leak: the value is a "
+        "one-element tensor (`loss.backward()` is called on it, or it is a mean-reduced loss, or the "
+        "accumulator is read as one number) and the accumulator is a local name only ever read as a "
+        "number (arithmetic, formatting, `float()`, `print` and logging calls). Otherwise it accumulates "
+        "`loss.detach()`, which keeps the accumulator a tensor of the same value: safe when the value is "
+        "known to be a tensor and the accumulator never leaves the function; unsafe when the accumulator "
+        "is returned, stored or an attribute (a caller could backward through it) or the value's type is "
+        "not known. On a GPU, `.item()` waits for the step to finish."
     )
     fixed_example: ClassVar[str] = """
         total_loss = 0.0
@@ -291,3 +303,10 @@ class AccumulatedLoss(Rule):
                     event.node,
                     {"statement": statement_text(facts, event.node), "fix": item_fix(facts, event.value_node)},
                 )
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for function in facts.functions:
+            for event in function.accumulations:
+                if event.node is report.node:
+                    return accumulation_fix(facts, event)
+        return None

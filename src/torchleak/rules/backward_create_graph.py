@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import FileFacts
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.rewrite import zero_grad_fix
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class BackwardCreateGraph(Rule):
@@ -34,6 +35,16 @@ class BackwardCreateGraph(Rule):
         "'.backward(create_graph=True)' makes a reference cycle between each parameter and its .grad "
         "that keeps the graph alive; use torch.autograd.grad(..., create_graph=True), or set the "
         "grads to None after use"
+    )
+    fix_safety: ClassVar[FixSafety] = "unsafe"
+    fix_rationale: ClassVar[str] = (
+        "Only an unsafe fix, and only where the iteration steps an optimizer after the backward: it "
+        "inserts `optimizer.zero_grad(set_to_none=True)` after that `step()`, which drops the graph held "
+        "through `.grad`. It is unsafe because code that reads `.grad` after the step, or accumulates "
+        "gradients across iterations on purpose, behaves differently. Otherwise (a function that hands "
+        "the `.grad`s back, say) the fix is manual: `torch.autograd.grad(..., create_graph=True)` returns "
+        "the gradients instead of storing them, or set them to None after their last use; which one is "
+        "right depends on code the analysis does not see."
     )
     fixed_example: ClassVar[str] = """
         import torch
@@ -133,3 +144,10 @@ class BackwardCreateGraph(Rule):
                 if any(reset.seq > call.seq for reset in function.grad_resets):
                     continue
                 yield Report(call.create_graph, {})
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for function in facts.functions:
+            for call in function.backwards:
+                if call.create_graph is report.node:
+                    return zero_grad_fix(facts, call)
+        return None

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from torchleak.analysis.facts import FileFacts
 from torchleak.analysis.queries import carried_state, statement_text
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.rewrite import carried_state_fix
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class CarriedState(Rule):
@@ -37,6 +38,16 @@ class CarriedState(Rule):
         "'{key}' is carried into the next iteration still attached to the autograd graph, which "
         "chains every iteration's graph together (the second backward fails, or memory grows); "
         "detach it each iteration: {key} = {key}.detach()"
+    )
+    fix_safety: ClassVar[FixSafety] = "safe"
+    fix_rationale: ClassVar[str] = (
+        "Inserts `h = h.detach()` at the top of the loop body (of a per-batch method's body); "
+        "`hidden = tuple(v.detach() for v in hidden)` when the state starts as a tuple such as an LSTM's "
+        "`(h, c)`; `h = h.detach() if h is not None else None` when it starts as `None`. Safe when the "
+        "state starts as a known tensor or tuple of tensors and either the loop calls backward (the "
+        "original's second backward fails) or the function neither differentiates nor keeps anything; "
+        "unsafe when the state's shape is a guess, or when a backward after the loop could be meant to "
+        "go through every iteration (full backpropagation through time)."
     )
     fixed_example: ClassVar[str] = """
         h = torch.zeros(1, 32, 64)
@@ -197,3 +208,9 @@ class CarriedState(Rule):
             if has_retain_graph:
                 continue  # TLK202 reports the retain_graph=True that hides this
             yield Report(binding.node, {"key": binding.key, "statement": statement_text(facts, binding.node)})
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for loop, binding in carried_state(facts):
+            if binding.node is report.node and binding.key == report.fields.get("key"):
+                return carried_state_fix(facts, loop, binding)
+        return None

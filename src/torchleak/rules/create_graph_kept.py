@@ -7,9 +7,11 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, FileFacts
+from torchleak.analysis.facts import Accumulation, BackwardCall, FileFacts, Store
 from torchleak.analysis.queries import held_across_iterations, statement_text
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.rewrite import keyword_edit, later_backward, other_backward_in_loop, store_fix
+from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
+from torchleak.rules.retain_graph_unneeded import graph_reused
 
 
 def differentiated_again(call: BackwardCall) -> bool:
@@ -42,6 +44,13 @@ class CreateGraphKept(Rule):
     code: ClassVar[str] = "TLK301"
     name: ClassVar[str] = "create-graph-kept"
     message: ClassVar[str] = "{problem}; {fix}"
+    fix_safety: ClassVar[FixSafety] = "safe"
+    fix_rationale: ClassVar[str] = (
+        "A result kept across iterations is stored (or accumulated) as `.detach()` of itself, on the "
+        "same evidence TLK102's fix needs to be safe. A result never differentiated again loses "
+        "`create_graph=True`: safe, as nothing differentiates it; where another backward still needs "
+        "the forward graph, `create_graph=True` becomes `retain_graph=True`, which it implied."
+    )
     fixed_example: ClassVar[str] = """
         import torch
         grad_norms = []
@@ -179,3 +188,36 @@ class CreateGraphKept(Rule):
                             "fix": "drop create_graph=True (or .detach() the result)",
                         },
                     )
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for function in facts.functions:
+            held: list[Store | Accumulation] = [*function.stores, *function.accumulations]
+            for event in held:
+                if event.node is report.node and event.value.double_backward:
+                    return store_fix(facts, event)
+            for call in function.double_backward_grads:
+                if call.node is report.node and call.create_graph is not None and isinstance(call.node, cst.Call):
+                    return _drop_create_graph(call, call.node, call.create_graph)
+        return None
+
+
+def _drop_create_graph(call: BackwardCall, node: cst.Call, create_graph: cst.Arg) -> Fix:
+    """Remove ``create_graph=True``, or rename it ``retain_graph=True`` where the graph is reused."""
+    needed = later_backward(call.function, call.seq) or (
+        call.loop is not None
+        and (other_backward_in_loop(call.function, call.seq, call.loop) or graph_reused(call, call.loop))
+    )
+    if needed and not any(arg.keyword is not None and arg.keyword.value == "retain_graph" for arg in node.args):
+        renamed = [arg.with_changes(keyword=cst.Name("retain_graph")) if arg is create_graph else arg for arg in node.args]
+        return Fix(
+            "safe",
+            "replace 'create_graph=True' with 'retain_graph=True'",
+            (Edit(node, node.with_changes(args=renamed)),),
+            reason="nothing differentiates the result again; another backward still needs the forward graph",
+        )
+    return Fix(
+        "safe",
+        "remove 'create_graph=True'",
+        (keyword_edit(node, create_graph),),
+        reason="nothing differentiates the result again, and no other backward needs the graph",
+    )

@@ -9,7 +9,8 @@ import libcst as cst
 
 from torchleak.analysis.facts import FileFacts, Store
 from torchleak.analysis.queries import held_across_iterations, statement_text
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.rewrite import store_fix
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class HeldAcrossIterations(Rule):
@@ -35,6 +36,16 @@ class HeldAcrossIterations(Rule):
     code: ClassVar[str] = "TLK102"
     name: ClassVar[str] = "held-across-iterations"
     message: ClassVar[str] = "'{statement}' keeps the autograd graph of {value} alive across iterations; {fix}"
+    fix_safety: ClassVar[FixSafety] = "safe"
+    fix_rationale: ClassVar[str] = (
+        "Stores `.detach()` of the value; inside a dict, tuple or list literal, of each attached value in "
+        "it, never of the literal (`{...}.detach()` raises at run time). Safe when every value detached is "
+        "known to be a tensor (a name `.backward()` is called on, a `torch` function's result, a loss) and "
+        "the container never leaves the function; unsafe for a model's output (a model may return a tuple "
+        "or a dict) or a container that is returned, stored or an attribute (a caller could backward "
+        "through it). In an evaluation loop the better fix is `with torch.no_grad():` around the loop, "
+        "which saves the activations too; that one is left to you."
+    )
     fixed_example: ClassVar[str] = """
         import torch
         preds = []
@@ -196,6 +207,20 @@ class HeldAcrossIterations(Rule):
             """,
             "torchmetrics' update runs with grad disabled",
         ),
+        Clean(
+            """
+            import torch
+            def predict(model, loader):
+                preds = []
+                for x in loader:
+                    preds.append(model(x))
+                return torch.cat(preds)
+
+            with torch.no_grad():
+                predictions = predict(model, test_loader)
+            """,
+            "a helper that this file only calls under torch.no_grad() runs without grad",
+        ),
     )
     demo: ClassVar[LeakDemo | None] = LeakDemo(
         setup="""
@@ -229,3 +254,10 @@ class HeldAcrossIterations(Rule):
             else:
                 fix = f"store {value}.detach() (or .item() for a number)"
             yield Report(event.node, {"statement": statement_text(facts, event.node), "value": value, "fix": fix})
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for function in facts.functions:
+            for event in function.stores:
+                if event.node is report.node and not event.value.double_backward:
+                    return store_fix(facts, event)
+        return None

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import FileFacts
-from torchleak.analysis.queries import carried_into, loops_with_carried_state, statement_text
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.analysis.queries import carried_into, carried_state, loops_with_carried_state, statement_text
+from torchleak.rewrite import retain_carried_fix
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class RetainGraphCarriedState(Rule):
@@ -33,6 +34,13 @@ class RetainGraphCarriedState(Rule):
         "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
         "the graph and the step time grow every iteration; detach it each iteration "
         "({key} = {key}.detach()) and drop retain_graph=True"
+    )
+    fix_safety: ClassVar[FixSafety] = "unsafe"
+    fix_rationale: ClassVar[str] = (
+        "Detaches every state the loop carries at the top of the iteration (as TLK103's fix does) and "
+        "removes `retain_graph=True` when no later backward needs the graph. Always unsafe: the original "
+        "backpropagates into every earlier iteration, so the fix changes the gradients (to truncated "
+        "backpropagation through time, almost always what was meant) as well as the memory."
     )
     fixed_example: ClassVar[str] = """
         h = torch.zeros(1, 32, 64)
@@ -136,3 +144,10 @@ class RetainGraphCarriedState(Rule):
                 binding = carried_into(call, carried)
                 if binding is not None:
                     yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node)})
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for function in facts.functions:
+            for call in function.backwards:
+                if call.retain_graph is report.node:
+                    return retain_carried_fix(facts, call, list(carried_state(facts)))
+        return None

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
+import libcst as cst
+
 from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
 from torchleak.analysis.queries import carried_into, loops_with_carried_state, statement_text
-from torchleak.rule import Clean, Flagged, LeakDemo, Report, Rule
+from torchleak.rewrite import keyword_edit, later_backward
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 def graph_reused(call: BackwardCall, loop: Loop) -> bool:
@@ -58,6 +61,14 @@ class RetainGraphUnneeded(Rule):
     message: ClassVar[str] = (
         "'retain_graph=True' in '{call}': no later backward in this iteration uses the graph, so "
         "it stays alive into the next iteration and raises the peak by one graph; remove retain_graph=True"
+    )
+    fix_safety: ClassVar[FixSafety] = "safe"
+    fix_rationale: ClassVar[str] = (
+        "Removes `retain_graph=True`: `loss.backward(retain_graph=True)` becomes `loss.backward()` and "
+        "`f(a, retain_graph=True)` becomes `f(a)`. The rule has established that no later backward in "
+        "the iteration and no state carried into the next one goes through the graph; the fix is safe "
+        "when no backward follows in the rest of the function either, unsafe otherwise (a backward after "
+        "the loop could be meant to reuse the last iteration's graph)."
     )
     fixed_example: ClassVar[str] = """
         for x, y in loader:
@@ -189,3 +200,16 @@ class RetainGraphUnneeded(Rule):
                 if carried_into(call, carried) is not None or graph_reused(call, call.loop):
                     continue  # TLK202 reports retain_graph=True hiding a carried state
                 yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)})
+
+    def fix(self, report: Report, facts: FileFacts) -> Fix | None:
+        for function in facts.functions:
+            for call in function.backwards:
+                if call.retain_graph is report.node and isinstance(call.node, cst.Call):
+                    later = later_backward(function, call.seq)
+                    return Fix(
+                        "unsafe" if later else "safe",
+                        "remove 'retain_graph=True'",
+                        (keyword_edit(call.node, call.retain_graph),),
+                        reason="a backward follows later in the function" if later else "no backward follows it",
+                    )
+        return None

@@ -1,0 +1,814 @@
+"""``torchleak --fix``: each rule's fix before and after, its safety, and the properties every
+fix must keep (parses, idempotent, the finding is gone, formatting untouched elsewhere)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from textwrap import dedent
+
+import libcst as cst
+import pytest
+
+from conftest import ROOT, run_tool
+from torchleak.engine import lint_source
+from torchleak.fix import FixOutcome, candidate_fixes, fix_source, offered_fixes, text_edit
+from torchleak.rewrite import remove_argument
+from torchleak.rule import Rule
+from torchleak.rules import ALL_RULES, RULES_BY_CODE
+
+
+def fixed(source: str, *, unsafe: bool = False, select: tuple[str, ...] = ("TLK",)) -> FixOutcome:
+    return fix_source(dedent(source), unsafe=unsafe, select=select)
+
+
+def assert_fix(before: str, after: str, *, unsafe: bool = False, safety: str = "safe", code: str = "") -> None:
+    """``before`` becomes exactly ``after``, by fixes of ``safety``, and nothing is left to report."""
+    outcome = fixed(before, unsafe=unsafe)
+    assert outcome.source == dedent(after), outcome.source
+    assert outcome.applied, "nothing was fixed"
+    assert {fix.safety for _, fix in outcome.applied} == {safety}
+    if code:
+        assert {applied for applied, _ in outcome.applied} == {code}
+    assert outcome.remaining == []
+    if safety == "unsafe":
+        assert fixed(before).source == dedent(before), "an unsafe fix was applied without --unsafe-fixes"
+
+
+# --------------------------------------------------------------------------- TLK101
+
+
+def test_tlk101_item_when_the_loss_is_one_element_and_the_total_is_only_read_as_a_number() -> None:
+    assert_fix(
+        """
+        total_loss = 0.0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            total_loss += loss
+        print(f"epoch loss {total_loss / len(loader):.4f}")
+        """,
+        """
+        total_loss = 0.0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            total_loss += loss.item()
+        print(f"epoch loss {total_loss / len(loader):.4f}")
+        """,
+        code="TLK101",
+    )
+
+
+def test_tlk101_item_inside_arithmetic_and_an_ema() -> None:
+    assert_fix(
+        """
+        running = 0.0
+        ema = 0.0
+        for step, (x, y) in enumerate(train_loader):
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            running = running + loss * x.size(0)
+            ema = 0.98 * ema + 0.02 * loss
+        """,
+        """
+        running = 0.0
+        ema = 0.0
+        for step, (x, y) in enumerate(train_loader):
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            running = running + loss.item() * x.size(0)
+            ema = 0.98 * ema + 0.02 * loss.item()
+        """,
+    )
+
+
+def test_tlk101_parenthesises_an_expression_before_item() -> None:
+    assert_fix(
+        """
+        total = 0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            total += loss * 2
+        """,
+        """
+        total = 0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            total += (loss * 2).item()
+        """,
+    )
+
+
+@pytest.mark.parametrize(
+    ("use", "safety"),
+    [
+        ("print(total.item())", "safe"),  # a tensor method: a float has none
+        ("isinstance(total, torch.Tensor)", "safe"),  # answers differently for a float
+        ("history.append(total)", "unsafe"),  # kept where the analysis cannot follow it
+        ("keep(total)", "unsafe"),  # a helper that may need a tensor, or backward through it
+    ],
+)
+def test_tlk101_detach_when_the_total_is_used_as_a_tensor(use: str, safety: str) -> None:
+    outcome = fixed(
+        f"""
+        total = 0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            total += loss
+        {use}
+        """,
+        unsafe=True,
+    )
+    assert "total += loss.detach()" in outcome.source
+    assert [fix.safety for _, fix in outcome.applied] == [safety]
+
+
+def test_tlk101_detach_is_unsafe_when_the_total_leaves_the_function() -> None:
+    before = """
+        def evaluate(model, val_loader, criterion):
+            total = 0.0
+            for x, y in val_loader:
+                total += criterion(model(x), y)  # the caller could backward through it
+            return total / len(val_loader)
+        """
+    assert_fix(before, before.replace("total += criterion(model(x), y)", "total += criterion(model(x), y).detach()"), unsafe=True, safety="unsafe")
+
+
+def test_tlk101_unknown_value_type_is_unsafe() -> None:
+    outcome = fixed(
+        """
+        running = 0.0
+        for images, targets in train_loader:
+            loss = loss_fn(model(images), targets)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            running += loss
+        """,
+        unsafe=True,
+    )
+    assert [(fix.safety, fix.description) for _, fix in outcome.applied] == [
+        ("unsafe", "accumulate 'loss.detach()' instead of 'loss'")
+    ]
+    assert "not known to be a tensor" in outcome.applied[0][1].reason
+
+
+def test_tlk101_attribute_and_dict_slot_accumulators() -> None:
+    outcome = fixed(
+        """
+        class Trainer:
+            def fit(self, loader):
+                for x, y in loader:
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.epoch_loss += loss
+        """,
+        unsafe=True,
+    )
+    assert "self.epoch_loss += loss.detach()" in outcome.source
+    assert [fix.safety for _, fix in outcome.applied] == ["unsafe"]
+    assert_fix(
+        """
+        stats = {"loss": 0.0}
+        for batch in loader:
+            outputs = model(**batch)
+            outputs.loss.backward()
+            stats["loss"] += outputs.loss
+        """,
+        """
+        stats = {"loss": 0.0}
+        for batch in loader:
+            outputs = model(**batch)
+            outputs.loss.backward()
+            stats["loss"] += outputs.loss.detach()
+        """,
+    )
+
+
+# --------------------------------------------------------------------------- TLK102 and TLK301 stores
+
+
+def test_tlk102_enters_dict_tuple_and_list_literals_never_detaching_the_literal() -> None:
+    before = """
+        history = []
+        for x, y in loader:
+            out = model(x)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+            history.append({"loss": loss, "step": step, "parts": (loss * 2, [loss.pow(2)])})
+            history.append((loss, 1))
+        """
+    after = """
+        history = []
+        for x, y in loader:
+            out = model(x)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+            history.append({"loss": loss.detach(), "step": step, "parts": ((loss * 2).detach(), [loss.pow(2).detach()])})
+            history.append((loss.detach(), 1))
+        """
+    assert_fix(before, after, code="TLK102")
+    assert "}.detach()" not in fixed(before, unsafe=True).source
+
+
+def test_tlk102_a_models_output_is_not_known_to_be_a_tensor() -> None:
+    before = """
+        preds = []
+        model.eval()
+        for x, _ in val_loader:
+            preds.append(model(x))
+        """
+    assert_fix(before, before.replace("preds.append(model(x))", "preds.append(model(x).detach())"), unsafe=True, safety="unsafe")
+
+
+def test_tlk102_container_returned_is_unsafe_and_plus_equals_list() -> None:
+    outcome = fixed(
+        """
+        def collect(loader):
+            losses = []
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                losses += [loss]
+            return losses
+        """,
+        unsafe=True,
+    )
+    assert "losses += [loss.detach()]" in outcome.source
+    assert [fix.safety for _, fix in outcome.applied] == ["unsafe"]
+    assert "leaves the function" in outcome.applied[0][1].reason
+
+
+def test_tlk102_starred_attached_value_has_no_fix() -> None:
+    source = dedent(
+        """
+        history = []
+        for x, y in loader:
+            out = model(x)
+            loss = criterion(out, y)
+            loss.backward()
+            history.append([*out])
+        """
+    )
+    outcome = fix_source(source, unsafe=True)
+    assert outcome.source == source and [f.code for f in outcome.remaining] == ["TLK102"]
+
+
+def test_tlk301_detaches_a_kept_gradient_result() -> None:
+    assert_fix(
+        """
+        import torch
+        norms = []
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            g = torch.autograd.grad(loss, x, create_graph=True)[0]
+            penalty = g.pow(2).sum()
+            (loss + penalty).backward()
+            norms.append(penalty)
+        """,
+        """
+        import torch
+        norms = []
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            g = torch.autograd.grad(loss, x, create_graph=True)[0]
+            penalty = g.pow(2).sum()
+            (loss + penalty).backward()
+            norms.append(penalty.detach())
+        """,
+        code="TLK301",
+    )
+
+
+def test_tlk301_drops_create_graph_or_keeps_the_graph_for_a_later_backward() -> None:
+    assert_fix(
+        """
+        from torch import autograd
+        for x in loader:
+            energy = model(x).sum()
+            forces = autograd.grad(energy, x, create_graph=True)[0]
+            print(forces.norm())
+        """,
+        """
+        from torch import autograd
+        for x in loader:
+            energy = model(x).sum()
+            forces = autograd.grad(energy, x)[0]
+            print(forces.norm())
+        """,
+    )
+    # energy.backward() needs the forward graph, which create_graph=True kept: say so instead.
+    outcome = fixed(
+        """
+        from torch import autograd
+        for x in loader:
+            energy = model(x).sum()
+            forces = autograd.grad(energy, x, create_graph=True)[0]
+            print(forces.norm())
+            energy.backward()
+        """
+    )
+    assert "forces = autograd.grad(energy, x, retain_graph=True)[0]" in outcome.source
+    assert not [f for f in outcome.remaining if f.code == "TLK301"]
+
+
+# --------------------------------------------------------------------------- TLK103 and TLK202 carried state
+
+
+def test_tlk103_detaches_a_tensor_state_at_the_top_of_the_iteration() -> None:
+    assert_fix(
+        """
+        import torch
+        h = torch.zeros(1, 32, 64)
+        for x, y in loader:
+            # forward
+            out, h = model(x, h)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+        """,
+        """
+        import torch
+        h = torch.zeros(1, 32, 64)
+        for x, y in loader:
+            h = h.detach()
+            # forward
+            out, h = model(x, h)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+        """,
+        code="TLK103",
+    )
+
+
+def test_tlk103_an_lstm_tuple_state() -> None:
+    assert_fix(
+        """
+        import torch
+        h0, c0 = torch.zeros(2, 8, 16), torch.zeros(2, 8, 16)
+        hidden = (h0, c0)
+        for x, y in loader:
+            out, hidden = lstm(x, hidden)
+            criterion(out, y).backward()
+        """,
+        """
+        import torch
+        h0, c0 = torch.zeros(2, 8, 16), torch.zeros(2, 8, 16)
+        hidden = (h0, c0)
+        for x, y in loader:
+            hidden = tuple(v.detach() for v in hidden)
+            out, hidden = lstm(x, hidden)
+            criterion(out, y).backward()
+        """,
+    )
+
+
+def test_tlk103_state_starting_as_none_or_unknown_is_unsafe() -> None:
+    before = """
+        state = None
+        for batch in val_loader:
+            out, state = model(batch, state)
+        """
+    after = """
+        state = None
+        for batch in val_loader:
+            state = state.detach() if state is not None else None
+            out, state = model(batch, state)
+        """
+    assert_fix(before, after, unsafe=True, safety="unsafe")
+
+
+def test_tlk103_per_batch_method_detaches_after_the_docstring() -> None:
+    outcome = fixed(
+        '''
+        class LitTBPTT(LightningModule):
+            def training_step(self, batch, batch_idx):
+                """One chunk of the stream."""
+                out, self.hidden = self.rnn(batch, self.hidden)
+                return out.pow(2).mean()
+        ''',
+        unsafe=True,
+    )
+    assert '"""One chunk of the stream."""\n        self.hidden = self.hidden.detach()\n        out, self.hidden' in outcome.source
+    assert [fix.safety for _, fix in outcome.applied] == ["unsafe"]  # self.hidden may start as None
+
+
+def test_insertions_in_a_one_line_suite_are_joined_with_semicolons() -> None:
+    from torchleak.fix import apply_edits
+    from torchleak.rewrite import state_detach
+    from torchleak.rule import Edit
+
+    module = cst.parse_module("for x in loader: out, h = model(x, h); step()\n")
+    loop = module.body[0]
+    assert isinstance(loop, cst.For) and isinstance(loop.body, cst.SimpleStatementSuite)
+    first, last = loop.body.body[0], loop.body.body[-1]
+    edits = [Edit(first, before=(state_detach("h", "tensor"),)), Edit(last, after=(state_detach("c", "tuple"),))]
+    assert apply_edits(module, edits) == (
+        "for x in loader: h = h.detach(); out, h = model(x, h); step(); c = tuple(v.detach() for v in c)\n"
+    )
+
+
+def test_tlk202_detaches_and_drops_retain_graph_as_one_unsafe_fix() -> None:
+    assert_fix(
+        """
+        import torch
+        h = torch.zeros(1, 32, 64)
+        for x, y in loader:
+            out, h = gru(x, h)
+            loss = criterion(out, y)
+            loss.backward(retain_graph=True)
+            optimizer.step()
+        """,
+        """
+        import torch
+        h = torch.zeros(1, 32, 64)
+        for x, y in loader:
+            h = h.detach()
+            out, h = gru(x, h)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+        """,
+        unsafe=True,
+        safety="unsafe",
+        code="TLK202",
+    )
+
+
+def test_tlk202_keeps_retain_graph_a_later_backward_needs_and_detaches_each_state_once() -> None:
+    outcome = fixed(
+        """
+        import torch
+        h, c = torch.zeros(1, 4, 8), torch.zeros(1, 4, 8)
+        for x, y in loader:
+            out, (h, c) = lstm(x, (h, c))
+            criterion(out, y).backward(retain_graph=True)
+            out.pow(2).mean().backward(retain_graph=True)
+        """,
+        unsafe=True,
+    )
+    assert outcome.source.count("h = h.detach()") == 1 and outcome.source.count("c = c.detach()") == 1
+    assert "criterion(out, y).backward(retain_graph=True)" in outcome.source
+    assert "out.pow(2).mean().backward()" in outcome.source
+    assert outcome.remaining == []
+
+
+# --------------------------------------------------------------------------- TLK201 and arguments
+
+
+def test_tlk201_removes_retain_graph() -> None:
+    assert_fix(
+        """
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward(retain_graph=True)  # keep this comment
+            optimizer.step()
+        """,
+        """
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()  # keep this comment
+            optimizer.step()
+        """,
+        code="TLK201",
+    )
+
+
+def test_tlk201_unsafe_when_a_backward_follows_the_loop() -> None:
+    before = """
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward(retain_graph=True)
+        loss.backward()
+        """
+    assert_fix(before, before.replace("loss.backward(retain_graph=True)", "loss.backward()"), unsafe=True, safety="unsafe")
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("loss.backward(retain_graph=True)", "loss.backward()"),
+        ("f(a, retain_graph=True)", "f(a)"),
+        ("f(a, retain_graph=True, b=1)", "f(a, b=1)"),
+        ("f(retain_graph=True, b=1)", "f(b=1)"),
+        ("f( retain_graph = True )", "f()"),
+        ("f(a,retain_graph=True)", "f(a)"),
+        ("f(\n    a,\n    retain_graph=True,\n)", "f(\n    a,\n)"),
+        ("f(\n    a,\n    retain_graph=True\n)", "f(\n    a\n)"),
+        ("f(\n    a,  # the tensor\n    retain_graph=True,\n    b=1,\n)", "f(\n    a,  # the tensor\n    b=1,\n)"),
+        ("f(\n    retain_graph=True\n)", "f()"),
+    ],
+)
+def test_removing_an_argument_keeps_the_call_tidy(before: str, after: str) -> None:
+    call = cst.parse_expression(before)
+    assert isinstance(call, cst.Call)
+    arg = next(a for a in call.args if a.keyword is not None and a.keyword.value == "retain_graph")
+    assert cst.Module([]).code_for_node(remove_argument(call, arg)) == after
+
+
+# --------------------------------------------------------------------------- TLK302
+
+
+def test_tlk302_unsafe_zero_grad_after_the_step_or_no_fix() -> None:
+    before = """
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward(create_graph=True)
+            penalty = sum(p.grad.pow(2).sum() for p in model.parameters())
+            penalty.backward()
+            if step % 4 == 0:
+                optimizer.step()
+        """
+    after = before.replace(
+        "                optimizer.step()\n",
+        "                optimizer.step()\n                optimizer.zero_grad(set_to_none=True)\n",
+    )
+    assert_fix(before, after, unsafe=True, safety="unsafe", code="TLK302")
+    manual = dedent(
+        """
+        import torch
+        def hessian_step(loss, params):
+            torch.autograd.backward(loss, create_graph=True)
+            return [p.grad for p in params]
+        """
+    )
+    outcome = fix_source(manual, unsafe=True)
+    assert outcome.source == manual and [f.code for f in outcome.remaining] == ["TLK302"]
+
+
+# --------------------------------------------------------------------------- formatting, noqa, errors
+
+
+def test_formatting_comments_and_odd_spacing_outside_the_edit_are_kept_byte_for_byte() -> None:
+    before = (
+        "#!/usr/bin/env python\r\n"
+        "# -*- coding: utf-8 -*-\r\n"
+        "import torch  ;  import torch.nn as nn   # two imports\r\n"
+        "total_loss=0\r\n"
+        "h = torch.zeros( 1,4 ,8 )\r\n"
+        "for x , y in loader :   # the loop\r\n"
+        "\tout , h = model( x , h )\r\n"
+        "\r\n"
+        "\t# a comment line\r\n"
+        "\tloss=criterion( out,y )  \r\n"
+        "\tloss.backward( retain_graph = True )\t# why not\r\n"
+        "\ttotal_loss  +=  loss   # sum\r\n"
+        "print('done' )\r\n"
+    )
+    outcome = fix_source(before, unsafe=True)
+    assert outcome.remaining == []
+    expected = (
+        before.replace("\tout , h", "\th = h.detach()\r\n\tout , h")
+        .replace("loss.backward( retain_graph = True )", "loss.backward()")
+        .replace("total_loss  +=  loss ", "total_loss  +=  loss.item() ")
+    )
+    assert outcome.source == expected
+
+
+def test_noqa_findings_are_not_fixed() -> None:
+    source = dedent(
+        """
+        total = 0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward(retain_graph=True)  # noqa: TLK201
+            total += loss  # noqa
+        """
+    )
+    assert fix_source(source, unsafe=True).source == source
+
+
+def test_ignored_rules_are_not_fixed() -> None:
+    source = dedent(
+        """
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward(retain_graph=True)
+        """
+    )
+    assert fix_source(source, ignore=("TLK201",)).source == source
+    assert "loss.backward()" in fix_source(source, select=("TLK201",)).source
+
+
+@pytest.mark.parametrize("source", ["for x in loader:\n    total += loss(\n", "def f(:\n    loss.backward(retain_graph=True)\n"])
+def test_syntax_errors_are_left_untouched(source: str) -> None:
+    outcome = fix_source(source, unsafe=True)
+    assert outcome.source == source and not outcome.applied and outcome.result.syntax_error is not None
+
+
+def test_a_fix_that_would_not_parse_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchleak.rule import Edit, Fix
+
+    rule = RULES_BY_CODE["TLK201"]
+
+    def broken(self: Rule, report: object, facts: object) -> Fix:
+        return Fix("safe", "break it", (Edit(report.node, cst.Name("not valid here")),))  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(rule, "fix", broken)
+    source = "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward(retain_graph=True)\n"
+    outcome = fix_source(source)
+    assert outcome.source == source and not outcome.applied
+
+
+def test_a_fix_that_raises_leaves_the_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    def raising(self: Rule, report: object, facts: object) -> None:
+        raise RuntimeError("bug in a fix")
+
+    monkeypatch.setattr(RULES_BY_CODE["TLK201"], "fix", raising)
+    source = "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward(retain_graph=True)\n"
+    outcome = fix_source(source)
+    assert outcome.source == source and [f.code for f in outcome.remaining] == ["TLK201"]
+
+
+# --------------------------------------------------------------------------- properties over every example
+
+
+def _corpus() -> list[object]:
+    cases: list[object] = [
+        pytest.param(example.code, id=f"{rule.code}-{index}")
+        for rule in ALL_RULES
+        for index, example in enumerate(rule.flagged)
+    ]
+    cases += [pytest.param(rule.demo.program(rule.demo.leaky), id=f"{rule.code}-demo") for rule in ALL_RULES if rule.demo]
+    for path in [ROOT / "examples" / "leaky_training.py", *sorted((ROOT / "tests" / "realistic").glob("*.py"))]:
+        cases.append(pytest.param(path.read_text(), id=path.stem))
+    return cases
+
+
+#: Findings an example keeps after every fix, safe and unsafe: those with only a manual fix.
+MANUAL = {("TLK302", "torch.autograd.backward(loss, create_graph=True)")}
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("source", _corpus())
+def test_fixing_parses_is_idempotent_and_leaves_nothing_fixable(source: str, unsafe: bool) -> None:
+    outcome = fix_source(source, unsafe=unsafe)
+    ast.parse(outcome.source)
+    # Idempotent: a second run changes nothing and fixes nothing.
+    again = fix_source(outcome.source, unsafe=unsafe)
+    assert again.source == outcome.source and not again.applied
+    # The fixed rules report nothing where they fixed, and what remains has no fix to apply.
+    _, _, left = candidate_fixes(outcome.source, outcome.remaining)
+    assert [fix for _, fix in left if unsafe or fix.safety == "safe"] == []
+    if unsafe:
+        lines = outcome.source.splitlines()
+        kept = {(f.code, lines[f.line - 1].strip().split("  #")[0]) for f in outcome.remaining}
+        assert kept <= MANUAL, kept
+    # Only lines a fix touched changed: the rest of the file is byte for byte the same.
+    before, after = source.splitlines(), outcome.source.splitlines()
+    assert len([line for line in before if line not in after]) <= outcome.fixed * 2
+
+
+@pytest.mark.parametrize("source", _corpus())
+def test_offered_text_edits_do_what_the_fix_does(source: str) -> None:
+    findings = lint_source(source)
+    offers = offered_fixes(source, findings)
+    module, _, fixes = candidate_fixes(source, findings)
+    assert len(offers) == len(fixes)
+    from torchleak.fix import apply_edits
+
+    for finding, fix in fixes:
+        offer = offers[(finding.line, finding.column, finding.code)]
+        assert offer.safety == fix.safety
+        assert _apply_text(source, offer.edits) == apply_edits(module, fix.edits)
+
+
+def _apply_text(source: str, edits: tuple[object, ...]) -> str:
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column - 1
+
+    result = source
+    for edit in sorted(edits, key=lambda e: (e.start_line, e.start_column), reverse=True):  # type: ignore[attr-defined]
+        start, end = offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)  # type: ignore[attr-defined]
+        result = result[:start] + edit.content + result[end:]  # type: ignore[attr-defined]
+    return result
+
+
+def test_text_edit_of_an_inserted_line_is_a_whole_line() -> None:
+    old = "for x in loader:\n    out, h = m(x, h)\n"
+    new = "for x in loader:\n    h = h.detach()\n    out, h = m(x, h)\n"
+    edit = text_edit(old, new)
+    assert edit is not None
+    assert (edit.start_line, edit.start_column, edit.end_line, edit.end_column) == (2, 1, 2, 1)
+    assert edit.content == "    h = h.detach()\n"
+    edit = text_edit("total += loss\n", "total += loss.item()\n")
+    assert edit is not None and (edit.start_line, edit.start_column, edit.end_column, edit.content) == (1, 14, 14, ".item()")
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
+def test_every_rule_declares_its_fix_safety_and_why(rule: type[Rule]) -> None:
+    assert rule.fix_safety in ("safe", "unsafe", "none")
+    assert rule.fix_rationale.strip(), f"{rule.code} says nothing about its fix"
+    outcome = fix_source(rule.flagged[0].code, select=(rule.code,), unsafe=True)
+    if rule.fix_safety == "none":
+        assert not outcome.applied
+    else:
+        assert outcome.applied, f"{rule.code}'s first example is not fixed"
+        # No fix is better than its rule says its fixes can be.
+        order = {"unsafe": 0, "safe": 1}
+        assert all(order[fix.safety] <= order[rule.fix_safety] for _, fix in outcome.applied)
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+LEAKY = dedent(
+    """\
+    total = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward(retain_graph=True)
+        total += loss
+    for x, _ in val_loader:
+        preds.append(model(x))
+    """
+)
+
+
+def test_cli_fix_writes_safe_fixes_and_counts(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(LEAKY)
+    result = run_tool("torchleak", "--fix", str(path))
+    assert result.returncode == 1, result.stderr  # the TLK102 has only an unsafe fix
+    assert path.read_text() == LEAKY.replace("(retain_graph=True)", "()").replace("total += loss", "total += loss.item()")
+    assert result.stdout.splitlines()[-1] == "Fixed 2 findings (1 remaining; 1 more fixable with --unsafe-fixes)."
+    assert re.search(r"train\.py:7:\d+: TLK102", result.stdout)
+    again = run_tool("torchleak", "--fix", str(path))
+    assert again.stdout.splitlines()[-1] == "Fixed 0 findings (1 remaining; 1 more fixable with --unsafe-fixes)."
+    unsafe = run_tool("torchleak", "--fix", "--unsafe-fixes", str(path))
+    assert unsafe.returncode == 0, unsafe.stdout
+    assert unsafe.stdout == "Fixed 1 finding (0 remaining).\n"
+    assert "preds.append(model(x).detach())" in path.read_text()
+
+
+def test_cli_diff_prints_and_does_not_write(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(LEAKY)
+    result = run_tool("torchleak", "--diff", str(path))
+    assert result.returncode == 1
+    assert path.read_text() == LEAKY
+    assert f"--- {path}\n+++ {path}\n" in result.stdout
+    assert "\n-    loss.backward(retain_graph=True)\n" in result.stdout and "\n+    loss.backward()\n" in result.stdout
+    assert "Would fix 2 findings in 1 file" in result.stderr
+    clean = tmp_path / "clean.py"
+    clean.write_text("print('hello')\n")
+    assert run_tool("torchleak", "--diff", str(clean)).returncode == 0
+
+
+def test_cli_fix_leaves_syntax_errors_and_keeps_encoding(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(b"for x in loader:\n    loss.backward(retain_graph=True\n")
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbf" + LEAKY.replace("\n", "\r\n").encode())
+    result = run_tool("torchleak", "--fix", str(broken), str(bom))
+    assert result.returncode == 1
+    assert broken.read_bytes() == b"for x in loader:\n    loss.backward(retain_graph=True\n"
+    assert "syntax error" in result.stderr and "left unchanged" in result.stderr
+    fixed_bytes = bom.read_bytes()
+    assert fixed_bytes.startswith(b"\xef\xbb\xbf") and b"\r\n" in fixed_bytes and b"\n" not in fixed_bytes.replace(b"\r\n", b"")
+    assert b"total += loss.item()" in fixed_bytes
+
+
+def test_cli_fix_stdin_writes_the_fixed_source_to_stdout() -> None:
+    result = run_tool("torchleak", "--fix", "-", stdin=LEAKY)
+    assert result.stdout.startswith("total = 0\n")
+    assert "loss.backward()" in result.stdout
+    assert "Fixed 2 findings" in result.stderr
+
+
+def test_cli_json_offers_fixes(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(LEAKY)
+    document = json.loads(run_tool("torchleak", "--format", "json", str(path)).stdout)
+    fixes = {finding["code"]: finding.get("fix") for finding in document["findings"]}
+    assert fixes["TLK201"] == {
+        "safety": "safe",
+        "description": "remove 'retain_graph=True'",
+        "reason": "no backward follows it",
+        "edits": [{"start": {"line": 4, "column": 19}, "end": {"line": 4, "column": 36}, "content": ""}],
+    }
+    assert fixes["TLK102"]["safety"] == "unsafe"
+    sarif = json.loads(run_tool("torchleak", "--format", "sarif", str(path)).stdout)
+    results = {result["ruleId"]: result for result in sarif["runs"][0]["results"]}
+    replacement = results["TLK201"]["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert replacement == {
+        "deletedRegion": {"startLine": 4, "startColumn": 19, "endLine": 4, "endColumn": 36},
+        "insertedContent": {"text": ""},
+    }

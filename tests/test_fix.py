@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import random
 import re
 from pathlib import Path
 from textwrap import dedent
 
 import libcst as cst
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT, run_tool
 from torchleak.engine import lint_source
@@ -622,6 +626,24 @@ def test_a_fix_that_would_not_parse_is_dropped(monkeypatch: pytest.MonkeyPatch) 
     assert outcome.source == source and not outcome.applied
 
 
+def test_a_fix_that_would_not_compile_is_dropped() -> None:
+    # Detaching at the top of the body would put a statement before `global h`: CPython refuses.
+    source = dedent(
+        """
+        import torch
+        h = torch.zeros(1, 4, 8)
+        def train():
+            for x, y in loader:
+                global h
+                out, h = model(x, h)
+                criterion(out, y).backward()
+        """
+    )
+    compile(source, "<s>", "exec")
+    outcome = fix_source(source, unsafe=True)
+    assert outcome.source == source and [f.code for f in outcome.remaining] == ["TLK103"]
+
+
 def test_a_fix_that_raises_leaves_the_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     def raising(self: Rule, report: object, facts: object) -> None:
         raise RuntimeError("bug in a fix")
@@ -669,6 +691,43 @@ def test_fixing_parses_is_idempotent_and_leaves_nothing_fixable(source: str, uns
     # Only lines a fix touched changed: the rest of the file is byte for byte the same.
     before, after = source.splitlines(), outcome.source.splitlines()
     assert len([line for line in before if line not in after]) <= outcome.fixed * 2
+
+
+_SNIPPETS = [example.code for rule in ALL_RULES for example in (*rule.flagged, *rule.clean)]
+_MUTATIONS = (
+    lambda lines, r: lines[: r.randrange(len(lines) + 1)],
+    lambda lines, r: [line for i, line in enumerate(lines) if i != r.randrange(len(lines))],
+    lambda lines, r: [line.replace("loss", r.choice(["(loss, out)", "{'l': loss}", "[*loss]", "loss[0]", "-loss", "loss @ w", "self.loss"])) for line in lines],
+    lambda lines, r: [line.replace("model(", r.choice(["self(", "model.forward(", "f(", "torch.sigmoid("])) for line in lines],
+    lambda lines, r: ["def step(self, batch):", '    """Doc."""'] + ["    " + line for line in lines] + ["    return loss"],
+    lambda lines, r: [line.replace("for ", "async for ", 1) if r.random() < 0.5 else line for line in lines],
+    lambda lines, r: [line.replace("+=", r.choice(["-=", "*=", "=", "|="])) for line in lines],
+    lambda lines, r: [line.replace("retain_graph=True", r.choice(["retain_graph=True, create_graph=True", "*a, retain_graph=True", "retain_graph=True,\n    )  #"])) for line in lines],
+    lambda lines, r: [line.replace("    ", "\t") for line in lines],
+    lambda lines, r: [line + r.choice(["  # note", " ;", "  # noqa"]) if line.strip() else line for line in lines],
+)
+
+
+@settings(max_examples=int(os.environ.get("TORCHLEAK_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    snippet=st.sampled_from(_SNIPPETS),
+    mutations=st.lists(st.integers(min_value=0, max_value=len(_MUTATIONS) - 1), min_size=1, max_size=3),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_fixing_mutated_scripts_never_raises_never_breaks_and_is_idempotent(snippet: str, mutations: list[int], seed: int) -> None:
+    rng = random.Random(seed)
+    lines = snippet.splitlines() or ["pass"]
+    for index in mutations:
+        lines = _MUTATIONS[index](lines, rng) or ["pass"]
+    source = "\n".join(lines) + "\n"
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        assert fix_source(source, unsafe=True).source == source
+        return
+    outcome = fix_source(source, unsafe=True)
+    ast.parse(outcome.source)
+    assert fix_source(outcome.source, unsafe=True).source == outcome.source
 
 
 @pytest.mark.parametrize("source", _corpus())

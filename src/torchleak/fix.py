@@ -181,20 +181,29 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> str:
     return module.visit(_Applier(edits)).code
 
 
-def _parses(source: str) -> bool:
+def _validity(source: str) -> int:
+    """2: CPython compiles it; 1: it parses (a compile-time error such as a statement put before
+    ``global``, or a snippet's ``return`` outside a function); 0: neither."""
+    try:
+        compile(source, "<fixed>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        return 2
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     try:
         ast.parse(source)
+        return 1
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+        return 0
 
 
 def _apply_pass(module: cst.Module, chosen: list[tuple[Finding, Fix]]) -> tuple[str, list[tuple[Finding, Fix]]]:
-    """Apply the chosen fixes together; if that does not parse, each one that parses alone."""
+    """Apply the chosen fixes together; if the result is less valid Python than the original
+    (does not parse, or no longer compiles), only the fixes that keep it valid on their own."""
+    required = max(_validity(module.code), 1)
     source = apply_edits(module, [edit for _, fix in chosen for edit in fix.edits])
-    if _parses(source):
+    if _validity(source) >= required:
         return source, chosen
-    kept = [pair for pair in chosen if _parses(apply_edits(module, pair[1].edits))]
+    kept = [pair for pair in chosen if _validity(apply_edits(module, pair[1].edits)) >= required]
     if not kept or len(kept) == len(chosen):
         return module.code, []
     return _apply_pass(module, kept)
@@ -224,7 +233,10 @@ def fix_source(
     for _ in range(max_passes):
         if not result.findings:
             break
-        module, positions, fixes = candidate_fixes(source, result.findings, select=select, ignore=ignore, settings=settings)
+        try:
+            module, positions, fixes = candidate_fixes(source, result.findings, select=select, ignore=ignore, settings=settings)
+        except Exception:  # libcst rejects it, or nests too deep: fix nothing, as the engine would lint nothing
+            break
         allowed = [(finding, fix) for finding, fix in fixes if unsafe or fix.safety == "safe"]
         outcome.unsafe_available = len(fixes) - len(allowed)
         if not allowed:

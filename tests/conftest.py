@@ -9,6 +9,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The smallest leaky training loop: TLK101 on line 5, column 5; CLEAN is its fix.
+LEAKY = """\
+total = 0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    total += loss
+"""
+CLEAN = LEAKY.replace("total += loss", "total += loss.item()")
+LEAKY_MESSAGE = "'total += loss' keeps the autograd graph of every iteration alive; accumulate loss.item() (or loss.detach())"
+#: Valid Python nested deeper than the analysis walks: reported as not analysed (TLK900).
+DEEP = "for x in loader:\n    y = " + "f(" * 190 + "1" + ")" * 190 + "\n"
+
 
 def run_tool(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run an installed console tool (flake8, torchleak) as users do, in a subprocess."""

@@ -7,20 +7,10 @@ from textwrap import dedent
 
 import pytest
 
-from conftest import run_tool
+from conftest import DEEP, LEAKY, run_tool
 
-LEAKY = dedent(
-    """\
-    total = 0
-    for x, y in loader:
-        loss = criterion(model(x), y)
-        loss.backward()
-        total += loss
-    """
-)
 #: Leaks only when `mlp` is known to be a model.
 CUSTOM_MODEL = "hist = []\nfor x in loader:\n    hist.append(mlp(x))\n"
-DEEP = "for x in loader:\n    y = " + "f(" * 190 + "1" + ")" * 190 + "\n"
 
 
 @pytest.fixture

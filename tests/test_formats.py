@@ -4,24 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from textwrap import dedent
 
 import jsonschema
 import pytest
 
-from conftest import ROOT, run_tool
+from conftest import DEEP, LEAKY, LEAKY_MESSAGE, ROOT, run_tool
 
-LEAKY = dedent(
-    """\
-    total = 0
-    for x, y in loader:
-        loss = criterion(model(x), y)
-        loss.backward()
-        total += loss
-    """
-)
-MESSAGE = "'total += loss' keeps the autograd graph of every iteration alive; accumulate loss.item() (or loss.detach())"
-DEEP = "for x in loader:\n    y = " + "f(" * 190 + "1" + ")" * 190 + "\n"
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 JSON_SCHEMA = json.loads((ROOT / "docs" / "output-v1.schema.json").read_text())
 
@@ -56,7 +44,7 @@ def test_json_follows_its_published_schema(project: Path) -> None:
             "column": 5,
             "code": "TLK101",
             "name": "accumulated-loss",
-            "message": MESSAGE,
+            "message": LEAKY_MESSAGE,
             "url": document["findings"][0]["url"],
             "fix": {
                 "safety": "safe",
@@ -115,7 +103,7 @@ def test_sarif_validates_against_the_official_schema(project: Path) -> None:
     [finding] = run["results"]
     assert finding["ruleId"] == "TLK101"
     assert rules[finding["ruleIndex"]]["id"] == "TLK101"
-    assert finding["message"]["text"] == MESSAGE
+    assert finding["message"]["text"] == LEAKY_MESSAGE
     assert finding["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "pkg/leaky.py", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 5, "startColumn": 5},
@@ -157,8 +145,8 @@ def test_github_annotations(project: Path) -> None:
     assert lines[0] == "::error file=pkg/broken.py,line=1,col=7,title=torchleak::syntax error: invalid syntax"
     assert lines[1].startswith("::error file=pkg/latin.py,title=torchleak::cannot decode")
     assert lines[2:] == [
-        f"::warning file=pkg/leaky.py,line=5,col=5,title=TLK101::{MESSAGE}",
-        f"::warning file=pkg/odd%2Cname%3A1.py,line=5,col=5,title=TLK101::{MESSAGE}",
+        f"::warning file=pkg/leaky.py,line=5,col=5,title=TLK101::{LEAKY_MESSAGE}",
+        f"::warning file=pkg/odd%2Cname%3A1.py,line=5,col=5,title=TLK101::{LEAKY_MESSAGE}",
     ]
 
 

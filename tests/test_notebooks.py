@@ -10,9 +10,8 @@ import jsonschema
 import nbformat
 import pytest
 
-from conftest import ROOT, run_tool
+from conftest import LEAKY_MESSAGE, ROOT, run_tool
 
-MESSAGE = "'total += loss' keeps the autograd graph of every iteration alive; accumulate loss.item() (or loss.detach())"
 
 
 def _cell(kind: str, source: str) -> dict[str, Any]:
@@ -63,7 +62,7 @@ def test_findings_are_located_by_cell_and_line(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stderr == ""
     # cell 4 (counting the markdown cell, as Jupyter does), line 6 of that cell, column 5.
-    assert result.stdout.splitlines() == [f"train.ipynb:cell 4:6:5: TLK101 {MESSAGE}"]
+    assert result.stdout.splitlines() == [f"train.ipynb:cell 4:6:5: TLK101 {LEAKY_MESSAGE}"]
     assert path.exists()
 
 
@@ -86,10 +85,10 @@ def test_json_and_sarif_carry_the_cell(tmp_path: Path) -> None:
     log = json.loads(run_tool("torchleak", "--format", "sarif", "train.ipynb", cwd=tmp_path).stdout)
     jsonschema.Draft4Validator(json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())).validate(log)
     [result] = log["runs"][0]["results"]
-    assert result["message"]["text"] == f"cell 4, line 6: {MESSAGE}"
+    assert result["message"]["text"] == f"cell 4, line 6: {LEAKY_MESSAGE}"
     assert result["locations"][0]["properties"] == {"cell": 4, "line": 6, "column": 5}
     github = run_tool("torchleak", "--format", "github", "train.ipynb", cwd=tmp_path).stdout
-    assert github == f"::warning file=train.ipynb,title=TLK101::cell 4, line 6: {MESSAGE}\n"
+    assert github == f"::warning file=train.ipynb,title=TLK101::cell 4, line 6: {LEAKY_MESSAGE}\n"
 
 
 def test_directories_include_notebooks_but_not_checkpoints(tmp_path: Path) -> None:

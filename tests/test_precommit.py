@@ -11,18 +11,8 @@ from textwrap import dedent
 
 import pytest
 
-from conftest import ROOT
+from conftest import CLEAN, LEAKY, ROOT
 
-LEAKY = dedent(
-    """\
-    total = 0
-    for x, y in loader:
-        loss = criterion(model(x), y)
-        loss.backward()
-        total += loss
-    """
-)
-CLEAN = LEAKY.replace("total += loss", "total += loss.item()")
 #: pre-commit builds a virtualenv and pip-installs the hook repository into it.
 INSTALL_TIMEOUT = 480
 

@@ -45,10 +45,8 @@ class FileReport:
 
     def locate(self, line: int) -> tuple[Optional[int], int]:
         """(cell, line in cell) for a notebook, else (None, line)."""
-        if self.cells is None:
+        if not self.cells:  # a .py file (or a notebook without code, which reports nothing)
             return None, line
-        if not self.cells:
-            return 1, line
         return self.cells[min(max(line, 1), len(self.cells)) - 1]
 
     def where(self, line: int, column: int) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 import io
+import sys
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -395,8 +396,6 @@ def run(
     Prints the findings left and a summary. Exit status: with ``diff``, 1 when something would
     change; else 1 when findings remain or a file could not be read or parsed.
     """
-    import sys
-
     out = out or sys.stdout
     err = err or sys.stderr
     fixed = remaining = unsafe_available = 0

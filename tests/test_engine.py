@@ -185,3 +185,11 @@ def test_a_function_called_under_no_grad_anywhere_in_the_file_is_no_grad() -> No
 def test_crlf_and_form_feed_keep_their_line_numbers_when_masked() -> None:
     source = "import torch\r\n\x0cdef unrelated():\r\n    return 1\r\nhist = []\r\nfor x in loader:\r\n    hist.append(model(x))\r\n"
     assert [(f.line, f.code) for f in lint_source(source)] == [(6, "TLK102")]
+
+
+def test_one_line_bodies_are_analysed() -> None:
+    line = "for x, y in loader: loss = criterion(model(x), y); loss.backward(); total += loss"
+    source = f"total = 0\n{line}\n"
+    assert [(f.line, f.column, f.code) for f in lint_source(source)] == [(2, line.index("total"), "TLK101")]
+    carried = "h = None\nfor x in loader: out, h = model(x, h)\n"
+    assert [f.code for f in lint_source(carried)] == ["TLK103"]

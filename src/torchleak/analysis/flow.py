@@ -328,6 +328,8 @@ class _Walker:
             for small in node.body:
                 self.statement = small
                 self._small_statement(small)
+        elif isinstance(node, cst.BaseSmallStatement):  # a one-line body: `for x in loader: a; b`
+            self._small_statement(node)
         elif isinstance(node, (cst.For,)):
             self._for(node)
         elif isinstance(node, cst.While):

@@ -70,7 +70,8 @@ class Loop:
     def outlives_iteration(self, key: str) -> bool:
         """Whether ``key`` keeps its value from one iteration of this loop to the next."""
         if self.per_batch_method:
-            return key.startswith("self.")
+            # Locals die with the call; an attribute lives on unless the method resets it first.
+            return key.startswith("self.") and self.first_access.get(key) != "write"
         return self.first_access.get(key) == "read"
 
     def enclosing(self) -> Iterator[Loop]:

@@ -867,7 +867,7 @@ class _Walker:
                         Store(node, self.context.next_seq(), self.loop, self.function, func.value, key, method, arg.value, value)
                     )
                     self.env[key] = merge(self.env.get(key, UNKNOWN), value)
-        elif method == "detach_" and isinstance(func, cst.Attribute):
+        elif method in ("detach_", "clear") and isinstance(func, cst.Attribute):
             key = dotted(func.value)
             if key is not None:
                 self.env[key] = DETACHED

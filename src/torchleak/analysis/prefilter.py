@@ -73,15 +73,37 @@ _IMPORT: Final = re.compile(r"^\s*(?:import|from)\s", re.MULTILINE)
 _CALLED: Final = re.compile(r"(\w+)\s*\(")
 
 
-def _summarise(text: str, per_batch: re.Pattern[str]) -> _Summary:
+#: In ``forward`` only state kept on ``self`` can leak: ``self.x += ...``, ``self.cache.append(...)``,
+#: or an assignment to ``self.x`` (a carried state such as ``out, self.h = self.rnn(x, self.h)``).
+_SELF_STATE: Final = re.compile(
+    r"self\.[\w.]+(?:\[[^\]\n]*\])?\s*[-+*/]=|self\.[\w.]+\.(?:append|extend|insert|appendleft|put)\("
+    r"|^[ \t]*[^\n#=(]*\bself\.\w+[^\n=(]*=(?!=)",
+    re.MULTILINE,
+)
+
+
+def _summarise(statement: ast.stmt, text: str, per_batch: re.Pattern[str], lines: list[str]) -> _Summary:
     """Regular expressions run in C: much cheaper than walking the statement's ast."""
     loop = _LOOP.search(text) is not None
     relevant = (
         "create_graph" in text
-        or per_batch.search(text) is not None
+        or any(_per_batch_matters(statement, match.group(1), lines) for match in per_batch.finditer(text))
         or (loop and (_STEP.search(text) is not None or _LOADER_LOOP.search(text) is not None))
     )
     return _Summary(relevant, _IMPORT.search(text) is not None, "no_grad" in text or "inference_mode" in text)
+
+
+def _per_batch_matters(statement: ast.stmt, name: str, lines: list[str]) -> bool:
+    """Every per-batch method matters, except a ``forward`` that keeps nothing on ``self``."""
+    if name != "forward":
+        return True
+    methods = statement.body if isinstance(statement, ast.ClassDef) else [statement]
+    return any(
+        isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and method.name == "forward"
+        and _SELF_STATE.search("".join(lines[method.lineno - 1 : method.end_lineno or method.lineno])) is not None
+        for method in methods
+    )
 
 
 def _depth_and_no_grad_calls(statement: ast.stmt, max_depth: int) -> tuple[int, set[str]]:
@@ -120,8 +142,8 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
     lines = _lines(source)
     spans = [(_first_line(statement), statement.end_lineno or statement.lineno) for statement in body]
     texts = ["".join(lines[first - 1 : last]) for first, last in spans]
-    per_batch = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(per_batch_methods))) + r")\b")
-    summaries = [_summarise(text, per_batch) for text in texts]
+    per_batch = re.compile(r"\bdef\s+(" + "|".join(map(re.escape, sorted(per_batch_methods))) + r")\b")
+    summaries = [_summarise(statement, text, per_batch, lines) for statement, text in zip(body, texts)]
     no_grad_callees: set[str] = set()
     for statement, summary in zip(body, summaries):
         if summary.mentions_no_grad:

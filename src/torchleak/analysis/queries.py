@@ -13,14 +13,30 @@ from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, FileFa
 Held = Union[Accumulation, Store]
 
 
-def leaking_loop(event: Held) -> Optional[Loop]:
+def leaking_loop(event: Held, facts: FileFacts) -> Optional[Loop]:
     """The innermost batch loop across whose iterations the event's target keeps its value."""
     if event.loop is None:
         return None
     for loop in event.loop.enclosing():
         if loop.is_batch_loop and loop.outlives_iteration(event.key):
+            if reset_by_another_method(facts, loop, event.key):
+                return None
             return loop
     return None
+
+
+def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
+    """``forward`` may keep state on ``self`` that the training loop resets through another method
+    (``model.cache.clear()``, ``detach_state()``): how often is not known, so stay silent."""
+    if not (loop.per_batch_method and isinstance(loop.node, cst.FunctionDef) and loop.node.name.value == "forward"):
+        return False
+    attribute = key.rsplit(".", 1)[-1]
+    return any(
+        binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
+        for function in facts.functions
+        if function.node is not loop.node
+        for binding in function.bindings
+    )
 
 
 def backwarded_later(function: Function, key: str) -> bool:
@@ -39,7 +55,7 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
         for event in events:
             if event.value.double_backward != double_backward:
                 continue
-            loop = leaking_loop(event)
+            loop = leaking_loop(event, facts)
             if loop is None or backwarded_later(function, event.key):
                 continue
             if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
@@ -70,6 +86,8 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
             for loop in binding.loop.enclosing():
                 if not loop.is_batch_loop or not loop.outlives_iteration(binding.key):
                     continue
+                if reset_by_another_method(facts, loop, binding.key):
+                    break
                 resets = [
                     other
                     for other in rebinds[binding.key]

@@ -11,7 +11,7 @@ from typing import Final
 
 #: Methods a per-batch training framework calls once per batch (Lightning, HF-style loops).
 #: Locals die when they return; only attributes of ``self`` outlive the call.
-PER_BATCH_METHODS: Final = frozenset({"training_step", "train_step", "training_step_end"})
+PER_BATCH_METHODS: Final = frozenset({"training_step", "train_step", "training_step_end", "forward"})
 
 #: Lightning runs these under ``torch.no_grad()`` / ``inference_mode()`` itself.
 NO_GRAD_METHODS: Final = frozenset(

@@ -93,6 +93,15 @@ class CarriedState(Rule):
         ),
         Flagged(
             """
+            class StatefulLSTM(nn.Module):
+                def forward(self, x):
+                    out, self.state = self.lstm(x, self.state)  # TLK103
+                    return self.head(out)
+            """,
+            "a stateful module's forward: the state links every call's graph to the last",
+        ),
+        Flagged(
+            """
             state = None
             for batch in val_loader:
                 out, state = model(batch, state)  # TLK103
@@ -161,6 +170,18 @@ class CarriedState(Rule):
                     return out, h
             """,
             "unrolling over time steps inside forward is the normal forward pass",
+        ),
+        Clean(
+            """
+            class StatefulLSTM(nn.Module):
+                def forward(self, x):
+                    out, self.state = self.lstm(x, self.state)
+                    return self.head(out)
+
+                def detach_state(self):
+                    self.state = tuple(s.detach() for s in self.state)
+            """,
+            "the module offers a method that detaches its state, which the training loop calls",
         ),
     )
     demo: ClassVar[LeakDemo | None] = LeakDemo(

@@ -112,8 +112,49 @@ class HeldAcrossIterations(Rule):
             """,
             "a Lightning training_step keeping its logits for on_train_epoch_end",
         ),
+        Flagged(
+            """
+            class Probe(nn.Module):
+                def forward(self, x):
+                    h = self.encoder(x)
+                    self.activations.append(h)  # TLK102
+                    return self.head(h)
+            """,
+            "forward runs once per batch: activations kept on self pile up, one graph per call",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
+        Clean(
+            """
+            class Probe(nn.Module):
+                def forward(self, x):
+                    h = self.encoder(x)
+                    self.activations.append(h.detach())
+                    self.attention_maps = []
+                    for block in self.blocks:
+                        h, attention = block(h)
+                        self.attention_maps.append(attention)
+                    return self.head(h)
+            """,
+            "forward keeps detached activations, and a list it resets on every call",
+        ),
+        Clean(
+            """
+            class Probe(nn.Module):
+                def forward(self, x):
+                    h = self.encoder(x)
+                    self.features.append(h)
+                    return self.head(h)
+
+            def train(model, loader):
+                for x, y in loader:
+                    loss = criterion(model(x), y) + 0.1 * sum(f.pow(2).mean() for f in model.features)
+                    loss.backward()
+                    optimizer.step()
+                    model.features.clear()
+            """,
+            "the training loop consumes and clears what forward keeps, every step",
+        ),
         Clean(
             """
             import torch

@@ -20,8 +20,6 @@ class State(enum.Enum):
 @dataclass(frozen=True)
 class Value:
     state: State
-    #: The source text that attached it (``model(x)``), for messages.
-    origin: str = ""
     #: Derived from ``torch.autograd.grad(..., create_graph=True)``.
     double_backward: bool = False
 

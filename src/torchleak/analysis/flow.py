@@ -51,7 +51,7 @@ def merge(*values: Value) -> Value:
     """The value of an expression computed from ``values``: attached if any input is."""
     attached = [value for value in values if value.attached]
     if attached:
-        return Value(State.ATTACHED, attached[0].origin, any(v.double_backward for v in attached))
+        return Value(State.ATTACHED, any(v.double_backward for v in attached))
     if values and all(value.state is State.DETACHED for value in values):
         return DETACHED
     return UNKNOWN
@@ -760,7 +760,7 @@ class _Walker:
 
         if name in vocab.AUTOGRAD_GRAD:
             if is_true(keyword(node, "create_graph")):
-                return Value(State.ATTACHED, "torch.autograd.grad(create_graph=True)", double_backward=True)
+                return Value(State.ATTACHED, double_backward=True)
             return DETACHED if keyword(node, "create_graph") is None or _is_false(keyword(node, "create_graph")) else UNKNOWN
         if name in vocab.DETACHING_CALLABLES or method in vocab.DETACHING_METHODS:
             return DETACHED
@@ -770,9 +770,9 @@ class _Walker:
             return DETACHED
         key = dotted(func)
         if self._is_loss_call(key, identifier, name):
-            return self._loss_value(positional, arguments, identifier)
+            return self._loss_value(positional, arguments)
         if name.endswith("functional_call"):
-            return Value(State.ATTACHED, identifier)
+            return ATTACHED
         if name.startswith("torch."):
             if name.startswith(("torch.nn.", "torch.optim.")) and identifier[:1].isupper():
                 return DETACHED  # constructing a module or optimizer
@@ -782,13 +782,13 @@ class _Walker:
         if receiver.attached:
             return receiver  # a tensor method: .sum(), .mean(), .cpu(), .to(), .view() keep the graph
         if self._is_model_call(func, key, identifier):
-            return Value(State.ATTACHED, identifier)
+            return ATTACHED
         if isinstance(func, cst.Attribute) and method in vocab.FORWARD_METHODS:
             owner = last_identifier(func.value)
             if owner is not None and (
                 owner == "self" or vocab.MODEL_NAME.match(owner) or dotted(func.value) in self.context.module_keys
             ):
-                return Value(State.ATTACHED, identifier)
+                return ATTACHED
         summary = self._summary(func, identifier)
         if summary is not None:
             return summary
@@ -821,14 +821,14 @@ class _Walker:
             )
         return True
 
-    def _loss_value(self, positional: list[Value], arguments: list[Value], identifier: str) -> Value:
+    def _loss_value(self, positional: list[Value], arguments: list[Value]) -> Value:
         """A loss of graph-attached predictions is attached; of unknown ones, assumed attached."""
         attached = merge(*arguments) if arguments else UNKNOWN
         if attached.attached:
             return attached
         if positional and positional[0].state is State.DETACHED:
             return DETACHED  # criterion(pred.detach(), y) or computed under no_grad
-        return Value(State.ATTACHED, identifier)
+        return ATTACHED
 
     def _summary(self, func: cst.BaseExpression, identifier: str) -> Optional[Value]:
         """The return value of a function or method defined in this file, walked on demand."""

@@ -8,7 +8,7 @@ Usage::
 
 Every row lints the same kind of input with every tool given the same number of worker
 processes (``--jobs``, default: CPU count). The slow peers (TorchFix, torch-preflight) run on
-a fixed sample of the corpus (every ``--peer-sample``-th file), and torchleak's CLI runs on
+a fixed sample of the corpus (every ``--peer-sample``-th file, default 20), and torchleak's CLI runs on
 that same sample as well, so the speed ratio compares identical files. A tool that is not
 installed gives a "not available" row instead of an error.
 
@@ -36,7 +36,7 @@ import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS_PACKAGES = (
@@ -68,6 +68,7 @@ class Row:
     findings: Optional[int] = None
     status: str = "ok"
     notes: list[str] = field(default_factory=list)
+    run: str = ""
 
     @property
     def rate(self) -> Optional[float]:
@@ -93,8 +94,9 @@ def run_timed(argv: Sequence[str], stdout_path: Path, timeout: float) -> tuple[f
     start = time.perf_counter()
     with open(stdout_path, "wb") as out:
         try:
+            # A neutral working directory, so no project config (setup.cfg, pyproject.toml) applies.
             proc = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, timeout=timeout,
-                                  env={**os.environ, "CI": "1"})
+                                  cwd=stdout_path.parent, env={**os.environ, "CI": "1"})
             code, err = proc.returncode, proc.stderr.decode("utf-8", "replace")
         except subprocess.TimeoutExpired as expired:
             code, err = -9, f"timed out after {timeout:.0f} s\n" + (expired.stderr or b"").decode("utf-8", "replace")
@@ -113,8 +115,7 @@ def output(argv: Sequence[str], timeout: float = 60) -> tuple[int, str]:
 
 
 def count_lines(path: Path) -> int:
-    data = path.read_bytes()
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return path.read_bytes().count(b"\n")   # what `wc -l` (and make_corpus.sh) counts
 
 
 def corpus_files(corpus: Path) -> list[Path]:
@@ -132,10 +133,13 @@ def fmt(value: Optional[float], digits: int = 1) -> str:
 # --------------------------------------------------------------------------- discovery
 
 
-def find_tools(peers_venv: Path, baseline_venv: Path, make_baseline: bool) -> Tools:
+def find_tools(peers_venv: Path, baseline_venv: Path, make_baseline: bool, python: Optional[str]) -> Tools:
     plugin_python = None
     exe = shutil.which("torchleak")
-    candidates = [sys.executable]
+    if python:
+        local = Path(python).with_name("torchleak")
+        exe = str(local) if local.exists() else exe
+    candidates = [python] if python else [sys.executable]
     if exe:
         try:
             first = Path(exe).read_text(errors="replace").splitlines()[0]
@@ -175,6 +179,28 @@ def find_tools(peers_venv: Path, baseline_venv: Path, make_baseline: bool) -> To
         return str(local) if local.exists() else shutil.which(name)
 
     return Tools(plugin_python, exe, has_jobs, baseline_flake8, peer("torchfix"), peer("torch-preflight"))
+
+
+def flake8_plugins(flake8: Sequence[str]) -> Optional[set[str]]:
+    """The plugins ``flake8 --version`` lists, e.g. {"pyflakes", "torchleak"}."""
+    code, text = output([*flake8, "--version"])
+    match = re.search(r"\((.*?)\)", text)
+    if code != 0 or not match:
+        return None
+    return {part.split(":")[0].strip() for part in match.group(1).split(",")}
+
+
+def plugin_check(tools: Tools) -> list[str]:
+    """Rows c and d differ only by torchleak when their flake8 plugin sets do."""
+    if not (tools.plugin_python and tools.baseline_flake8):
+        return []
+    with_plugin = flake8_plugins([tools.plugin_python, "-m", "flake8"])
+    baseline = flake8_plugins([tools.baseline_flake8])
+    if with_plugin is None or baseline is None:
+        return ["could not read the flake8 plugin lists"]
+    if with_plugin - {"torchleak"} == baseline and "torchleak" in with_plugin:
+        return [f"flake8 plugins, rows c/c2: {', '.join(sorted(with_plugin))}; row d: {', '.join(sorted(baseline))}"]
+    return [f"WARNING: rows c and d differ by more than torchleak: {sorted(with_plugin)} vs {sorted(baseline)}"]
 
 
 def versions(tools: Tools) -> dict[str, str]:
@@ -258,12 +284,24 @@ FLOOR_WORKER = textwrap.dedent("""
 """)
 
 
+def shown(argv: Sequence[str], files: Sequence[Path]) -> str:
+    """The command as a reader would type it: file lists shortened to FILES."""
+    names = {str(p) for p in files}
+    words = [Path(a).name if i == 0 else a for i, a in enumerate(argv) if a not in names]
+    if words[:3] == [Path(sys.executable).name, "-m", "flake8"] or (words[:1] and words[0].startswith("python")
+                                                                   and words[1:3] == ["-m", "flake8"]):
+        words = ["flake8", *words[3:]]
+    return " ".join(words + (["FILES"] if len(names) > 1 else [str(files[0])] if files else []))
+
+
 def measure(row: Row, argv: list[str], files: Sequence[Path], lines: int, workdir: Path,
             timeout: float, count: str = "lines") -> Row:
-    row.command = " ".join(argv[:8]) + (" …" if len(argv) > 8 else "")
+    row.command = shown(argv, files)
     row.files, row.lines = len(files), lines
     stdout_path = workdir / f"{row.key}.out"
+    print(f"  {row.key}: {row.title} ...", end="", file=sys.stderr, flush=True)
     wall, cpu, code, err = run_timed(argv, stdout_path, timeout)
+    print(f" {wall:.1f} s", file=sys.stderr, flush=True)
     row.wall, row.cpu = wall, cpu
     text = stdout_path.read_text(errors="replace")
     if count == "json":
@@ -403,20 +441,6 @@ def accumulate_{i}(model, micro_batches, optimizer, accumulation=4):
             optimizer.zero_grad()
 
 
-def leaky_epoch_{i}(model, loader, optimizer):
-    running = 0
-    outputs = []
-    for inputs, targets in loader:
-        optimizer.zero_grad()
-        out = model(inputs)
-        loss = F.mse_loss(out, targets)
-        loss.backward()
-        optimizer.step()
-        running += loss
-        outputs.append(out)
-    return running, outputs
-
-
 @torch.no_grad()
 def update_ema_{i}(ema_model, model, decay=0.999):
     for ema_param, param in zip(ema_model.parameters(), model.parameters()):
@@ -453,6 +477,21 @@ def fit_{i}(config):
     return best
 '''
 
+LEAKY_BLOCK = '''
+def leaky_epoch_{i}(model, loader, optimizer):
+    running = 0
+    outputs = []
+    for inputs, targets in loader:
+        optimizer.zero_grad()
+        out = model(inputs)
+        loss = F.mse_loss(out, targets)
+        loss.backward()
+        optimizer.step()
+        running += loss
+        outputs.append(out)
+    return running, outputs
+'''
+
 TRAINING_HEADER = '''"""A typical training module: models, loops, evaluation, checkpoints (benchmark input)."""
 
 import logging
@@ -468,8 +507,11 @@ logger = logging.getLogger(__name__)
 
 
 def typical_training_file(lines: int = TYPICAL_FILE_LINES) -> str:
-    """Realistic training code, repeated with fresh names, cut to exactly ``lines`` lines."""
-    parts = [TRAINING_HEADER]
+    """Realistic training code, repeated with fresh names, cut to exactly ``lines`` lines.
+
+    Like a real module it has one leaky loop (two findings), not one per block.
+    """
+    parts = [TRAINING_HEADER, "\n" + LEAKY_BLOCK.format(i=0)]
     i = 0
     while sum(part.count("\n") for part in parts) < lines:
         parts.append("\n" + TRAINING_BLOCK.format(i=i))
@@ -538,92 +580,109 @@ def typical_file_rows(tools: Tools, workdir: Path, timeout: float) -> tuple[list
         rows.append(measure(Row("t-cli", "`torchleak FILE` (process start included)", jobs=1),
                             [tools.torchleak, str(path)], [path], lines, workdir, timeout))
     rows.append(measure(Row("t-flake8-tlk", "`flake8 --select TLK FILE` (with plugin)", jobs=1),
-                        [tools.plugin_python, "-m", "flake8", "--select", "TLK", str(path)], [path], lines, workdir, timeout))
+                        [tools.plugin_python, "-m", "flake8", "--isolated", "--select", "TLK", str(path)], [path], lines, workdir, timeout))
     if tools.baseline_flake8:
         rows.append(measure(Row("t-flake8-base", "`flake8 --select E999 FILE` (without plugin)", jobs=1),
-                            [tools.baseline_flake8, "--select", "E999", str(path)], [path], lines, workdir, timeout))
+                            [tools.baseline_flake8, "--isolated", "--select", "E999", str(path)], [path], lines, workdir, timeout))
     return rows, path
 
 
 # --------------------------------------------------------------------------- main
 
 
+@dataclass
+class Planned:
+    row: Row
+    argv: list[str]
+    files: Sequence[Path]
+    lines: int
+    count: str = "lines"
+    command: str = ""
+
+
 def corpus_rows(tools: Tools, files: list[Path], lines: int, sample: list[Path], sample_lines: int,
-                jobs: int, workdir: Path, timeout: float, skip: set[str]) -> list[Row]:
-    rows: list[Row] = []
+                jobs: int, workdir: Path, timeout: float, wanted: Callable[[str], bool], repeat: int) -> list[Row]:
+    """Plan every wanted row, then run them ``repeat`` times, interleaved, keeping each row's fastest run."""
     list_file = workdir / "files.txt"
     list_file.write_text("\n".join(map(str, files)))
     paths = file_list_args(files)
     sample_paths = file_list_args(sample)
-
-    def wanted(key: str) -> bool:
-        return key not in skip
+    tl_jobs = ["--jobs", str(jobs)] if tools.torchleak_has_jobs else []
+    flake8 = [tools.plugin_python, "-m", "flake8", "--isolated", "-j", str(jobs)] if tools.plugin_python else []
+    plan: list[Planned | Row] = []
 
     if wanted("a"):
-        row = Row("a", "`ast.parse` of every file (floor)", jobs=jobs)
-        rows.append(measure(row, [sys.executable, "-c", FLOOR_WORKER, str(list_file), str(jobs)],
-                            files, lines, workdir, timeout, count="none"))
-        row.command = f"python: ast.parse(bytes) per file, multiprocessing.Pool({jobs})"
-        row.findings = None
+        plan.append(Planned(Row("a", "`ast.parse` of every file (floor)", jobs=jobs),
+                            [sys.executable, "-c", FLOOR_WORKER, str(list_file), str(jobs)], files, lines, "none",
+                            f"python: ast.parse(bytes) per file, multiprocessing.Pool({jobs})"))
     if wanted("b"):
-        if tools.torchleak:
-            job_args = ["--jobs", str(jobs)] if tools.torchleak_has_jobs else []
-            row = Row("b", "`torchleak` CLI", jobs=jobs if job_args else 1)
-            rows.append(measure(row, [tools.torchleak, *job_args, *paths], files, lines, workdir, timeout))
-        else:
-            rows.append(not_available("b", "`torchleak` CLI", "torchleak is not installed"))
+        plan.append(Planned(Row("b", "`torchleak` CLI", jobs=jobs if tl_jobs else 1),
+                            [tools.torchleak, *tl_jobs, *paths], files, lines) if tools.torchleak
+                    else not_available("b", "`torchleak` CLI", "torchleak is not installed"))
     if wanted("c"):
-        if tools.plugin_python:
-            row = Row("c", "`flake8 --select TLK` (our plugin)", jobs=jobs)
-            rows.append(measure(row, [tools.plugin_python, "-m", "flake8", "-j", str(jobs), "--select", "TLK", *paths],
-                                files, lines, workdir, timeout))
-            row.command = f"flake8 -j {jobs} --select TLK FILES"
-        else:
-            rows.append(not_available("c", "`flake8 --select TLK` (our plugin)", "torchleak plugin is not installed"))
-    if wanted("c2") and tools.plugin_python:
-        row = Row("c2", "`flake8 --select E999`, our plugin installed but not selected", jobs=jobs)
-        rows.append(measure(row, [tools.plugin_python, "-m", "flake8", "-j", str(jobs), "--select", "E999", *paths],
-                            files, lines, workdir, timeout))
-        row.command = f"flake8 -j {jobs} --select E999 FILES"
+        plan.append(Planned(Row("c", "`flake8 --select TLK` (our plugin)", jobs=jobs),
+                            [*flake8, "--select", "TLK", *paths], files, lines) if flake8
+                    else not_available("c", "`flake8 --select TLK` (our plugin)", "torchleak plugin is not installed"))
+    if wanted("c2") and flake8:
+        plan.append(Planned(Row("c2", "`flake8 --select E999`, our plugin installed but not selected", jobs=jobs),
+                            [*flake8, "--select", "E999", *paths], files, lines))
     if wanted("d"):
-        if tools.baseline_flake8:
-            row = Row("d", "`flake8 --select E999` without our plugin", jobs=jobs)
-            rows.append(measure(row, [tools.baseline_flake8, "-j", str(jobs), "--select", "E999", *paths],
-                                files, lines, workdir, timeout))
-            row.command = f"<flake8-only venv>/bin/flake8 -j {jobs} --select E999 FILES"
-        else:
-            rows.append(not_available("d", "`flake8 --select E999` without our plugin", "no flake8-only virtualenv"))
+        plan.append(Planned(Row("d", "`flake8 --select E999` without our plugin", jobs=jobs),
+                            [tools.baseline_flake8, "--isolated", "-j", str(jobs), "--select", "E999", *paths], files, lines,
+                            command=f"<flake8-only venv>/bin/flake8 --isolated -j {jobs} --select E999 FILES")
+                    if tools.baseline_flake8
+                    else not_available("d", "`flake8 --select E999` without our plugin", "no flake8-only virtualenv"))
     if wanted("b-sample") and tools.torchleak and (tools.torchfix or tools.preflight):
-        job_args = ["--jobs", str(jobs)] if tools.torchleak_has_jobs else []
-        row = Row("b-sample", "`torchleak` CLI, peer sample", jobs=jobs if job_args else 1)
-        rows.append(measure(row, [tools.torchleak, *job_args, *sample_paths], sample, sample_lines, workdir, timeout))
+        plan.append(Planned(Row("b-sample", "`torchleak` CLI, peer sample", jobs=jobs if tl_jobs else 1),
+                            [tools.torchleak, *tl_jobs, *sample_paths], sample, sample_lines))
     if wanted("e"):
-        if tools.torchfix:
-            row = Row("e", "TorchFix CLI (default rules), peer sample", jobs=jobs)
-            rows.append(measure(row, [tools.torchfix, "-j", str(jobs), *sample_paths], sample, sample_lines, workdir, timeout))
-            row.command = f"torchfix -j {jobs} SAMPLE_FILES"
-        else:
-            rows.append(not_available("e", "TorchFix CLI", "torchfix is not installed"))
+        plan.append(Planned(Row("e", "TorchFix CLI (default rules), peer sample", jobs=jobs),
+                            [tools.torchfix, "-j", str(jobs), *sample_paths], sample, sample_lines) if tools.torchfix
+                    else not_available("e", "TorchFix CLI", "torchfix is not installed"))
     if wanted("f") and tools.preflight:
-        row = Row("f", "torch-preflight `check` (all rules), peer sample", jobs=jobs)
-        rows.append(measure(row, [tools.preflight, "check", "-q", "-f", "json", "-j", str(jobs), *sample_paths],
-                            sample, sample_lines, workdir, timeout, count="json"))
-        row.command = f"torch-preflight check -q -f json -j {jobs} SAMPLE_FILES"
-    return rows
+        plan.append(Planned(Row("f", "torch-preflight `check` (all rules), peer sample", jobs=jobs),
+                            [tools.preflight, "check", "-q", "-f", "json", "-j", str(jobs), *sample_paths],
+                            sample, sample_lines, "json"))
+
+    best: dict[str, Row] = {}
+    walls: dict[str, list[str]] = {}
+    for _ in range(repeat):
+        for item in plan:
+            if not isinstance(item, Planned):
+                continue
+            template = item.row
+            row = measure(Row(template.key, template.title, jobs=template.jobs),
+                          [str(a) for a in item.argv], item.files, item.lines, workdir, timeout, item.count)
+            row.command = item.command or row.command
+            if item.count == "none":
+                row.findings = None
+            walls.setdefault(row.key, []).append(f"{row.wall:.2f} s ({row.cpu:.1f} s CPU)")
+            kept = best.get(row.key)
+            if kept is None or (row.status == "ok" and (kept.status != "ok" or (row.wall or 0) < (kept.wall or 0))):
+                best[row.key] = row
+    if repeat > 1:
+        for key, row in best.items():
+            row.notes.append(f"fastest of {repeat} interleaved runs: " + ", ".join(walls[key]))
+    return [best[item.row.key] if isinstance(item, Planned) else item for item in plan]
 
 
 def table(rows: Sequence[Row], floor: Optional[Row]) -> str:
-    head = ("| row | what | -j | files | lines | wall s | lines/s | CPU s | × floor | findings | status |\n"
-            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+    runs = sorted({row.run for row in rows if row.run})
+    several = len(runs) > 1
+    head = ("| row | what | -j | files | lines | wall s | lines/s | CPU s | × floor | findings | status |"
+            + (" run |" if several else "") + "\n"
+            + "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|" + ("---|" if several else ""))
     body = []
     for row in rows:
-        versus = (row.wall / floor.wall if row.wall and floor and floor.wall and row.key in CORPUS_KEYS
-                  and row.lines == floor.lines else None)
+        versus = (row.wall / floor.wall if row.wall and floor and floor.wall and row.lines == floor.lines
+                  and row.files == floor.files and (row.key in CORPUS_KEYS or row.key.startswith("t-")) else None)
         wall = fmt(row.wall * 1000, 1) + " ms" if row.key.startswith("t-") and row.wall else fmt(row.wall, 2)
         body.append(f"| {row.key} | {row.title} | {row.jobs or '—'} | {row.files:,} | {row.lines:,} | {wall} | "
                     f"{fmt(row.rate, 0)} | {fmt(row.cpu, 1)} | {fmt(versus, 1)} | "
-                    f"{'—' if row.findings is None else f'{row.findings:,}'} | {row.status} |")
-    return "\n".join([head, *body])
+                    f"{'—' if row.findings is None else f'{row.findings:,}'} | {row.status} |"
+                    + (f" {runs.index(row.run) + 1} |" if several and row.run else (" — |" if several else "")))
+    legend = ["", *[f"Run {i + 1}: {label}." for i, label in enumerate(runs)]] if several else []
+    return "\n".join([head, *body, *legend])
 
 
 CORPUS_KEYS = {"a", "b", "c", "c2", "d"}
@@ -635,7 +694,9 @@ def targets(rows: dict[str, Row]) -> list[str]:
     if b and e and b.rate and e.rate and b.status == "ok" and e.status == "ok":
         ratio = b.rate / e.rate
         verdict = "met" if ratio >= TARGET_CLI_VS_TORCHFIX else "NOT met"
-        out.append(f"- CLI vs TorchFix CLI on the same {b.files:,} files: **{ratio:.1f}× faster** "
+        verdict += "" if b.run == e.run else " (rows from different runs)"
+        cpu = f"; CPU {e.cpu / b.cpu:.1f}× less ({b.cpu:.1f} s vs {e.cpu:.1f} s)" if b.cpu and e.cpu else ""
+        out.append(f"- CLI vs TorchFix CLI on the same {b.files:,} files: **{ratio:.1f}× faster** on wall time{cpu} "
                    f"(target ≥ {TARGET_CLI_VS_TORCHFIX:.0f}×): {verdict}.")
     else:
         out.append("- CLI vs TorchFix CLI: not measured (a tool is missing or failed).")
@@ -643,12 +704,22 @@ def targets(rows: dict[str, Row]) -> list[str]:
     if c and d and c.wall and d.wall and c.status == "ok" and d.status == "ok":
         overhead = c.wall / d.wall - 1
         verdict = "met" if overhead <= TARGET_PLUGIN_OVERHEAD else "NOT met"
+        verdict += "" if c.run == d.run else " (rows from different runs)"
+        cpu = f", CPU {c.cpu / d.cpu - 1:+.0%} ({c.cpu:.0f} s vs {d.cpu:.0f} s)" if c.cpu and d.cpu else ""
         out.append(f"- Plugin overhead, `flake8 --select TLK` (c) over `flake8 --select E999` without the plugin (d): "
-                   f"**{overhead:+.0%}** ({c.wall:.1f} s vs {d.wall:.1f} s; target ≤ +{TARGET_PLUGIN_OVERHEAD:.0%}): {verdict}.")
+                   f"wall **{overhead:+.0%}** ({c.wall:.1f} s vs {d.wall:.1f} s){cpu}; "
+                   f"target ≤ +{TARGET_PLUGIN_OVERHEAD:.0%}: {verdict} (on wall time).")
+        b_full = rows.get("b")
+        if b_full and b_full.cpu and d.cpu and b_full.status == "ok":
+            out.append(f"- Engine CPU over the corpus (b, the CLI: read, pre-filter, parse, analyse) against flake8's own CPU (d): "
+                       f"**{b_full.cpu / d.cpu:.0%}** ({b_full.cpu:.0f} s vs {d.cpu:.0f} s) — what the plugin would add if it did "
+                       f"all the CLI's work in every worker; less noisy than the wall-time difference on a shared machine.")
         c2 = rows.get("c2")
         if c2 and c2.wall:
-            out.append(f"- Cost when installed but not selected, (c2) over (d): **{c2.wall / d.wall - 1:+.0%}** "
-                       f"({c2.wall:.1f} s vs {d.wall:.1f} s).")
+            cpu2 = f", CPU {c2.cpu / d.cpu - 1:+.0%}" if c2.cpu and d.cpu else ""
+            same = "" if c2.run == d.run else " (rows from different runs)"
+            out.append(f"- Cost when installed but not selected, (c2) over (d): wall **{c2.wall / d.wall - 1:+.0%}** "
+                       f"({c2.wall:.1f} s vs {d.wall:.1f} s){cpu2}{same}.")
     else:
         out.append("- Plugin overhead: not measured (a row is missing or failed).")
     t = rows.get("t-engine")
@@ -663,17 +734,22 @@ def targets(rows: dict[str, Row]) -> list[str]:
 
 
 def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: argparse.Namespace,
-           files: int, lines: int, sample: int, sample_lines: int) -> str:
+           files: int, lines: int, sample: int, sample_lines: int, extra_notes: Sequence[str] = ()) -> str:
     by_key = {row.key: row for row in rows}
     floor = by_key.get("a")
     corpus = [r for r in rows if not r.key.startswith("t-")]
     typical = [r for r in rows if r.key.startswith("t-")]
-    notes = [f"- **{r.key}**: {n}" for r in rows for n in r.notes if n]
+    notes = [f"- **{r.key}**: {n}" for r in rows for n in r.notes if n] + [f"- {n}" for n in extra_notes]
+    runs = sorted({r.run for r in rows if r.run})
+    provenance = ("every figure below comes from one run." if len(runs) <= 1 else
+                  f"the figures come from {len(runs)} runs (column *run*; `--only … --save`, then `--merge`), "
+                  "because one run of every row takes longer than 10 minutes on this machine. "
+                  "The two rows each target compares always come from the same run.")
     commands = [f"- {r.key}: `{r.command}`" for r in rows if r.command]
     parts = [
         "# Performance",
         "",
-        "Generated by `python scripts/benchmark.py --write`; every figure below comes from one run.",
+        f"Generated by `python scripts/benchmark.py --write`; {provenance}",
         "",
         "## Machine and versions",
         "",
@@ -691,7 +767,7 @@ def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: ar
         "",
         "## A typical 5,000-line training file",
         "",
-        table(typical, None),
+        table(typical, by_key.get("t-ast")),
         "",
         "## Targets (issue 4)",
         "",
@@ -711,14 +787,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS,
                         help="corpus dir built by make_corpus.sh (its src/<ten packages>) or any tree of .py files")
     parser.add_argument("--jobs", "-j", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    parser.add_argument("--peer-sample", type=int, default=10, help="the slow peers lint every Nth file (1 = all)")
+    parser.add_argument("--peer-sample", type=int, default=20, help="the slow peers lint every Nth file (1 = all)")
     parser.add_argument("--sample", type=int, default=1, help="every row lints only every Nth file (quick runs)")
-    parser.add_argument("--skip", default="", help="comma-separated rows to skip, e.g. e,f")
+    parser.add_argument("--skip", default="", help="comma-separated rows to skip, e.g. e,f (t = the 5,000-line file)")
+    parser.add_argument("--only", default="", help="comma-separated rows to run, e.g. a,b,c,d")
+    parser.add_argument("--report-only", action="store_true", help="measure nothing; render the --merge'd rows")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run the corpus rows N times, interleaved, and keep each row's fastest (a noisy machine)")
+    parser.add_argument("--save", type=Path, help="also save the measured rows as JSON (to --merge later)")
+    parser.add_argument("--merge", type=Path, action="append", default=[],
+                        help="add rows saved by an earlier --save (a machine too slow for one run within a time limit)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds allowed per row")
     parser.add_argument("--peers-venv", type=Path, default=DEFAULT_PEERS_VENV, help="virtualenv holding torchfix / torch-preflight")
     parser.add_argument("--baseline-venv", type=Path, default=Path(tempfile.gettempdir()) / "torchleak-bench-flake8",
                         help="virtualenv holding only flake8 (created if missing)")
     parser.add_argument("--no-create-baseline", action="store_true", help="do not create the flake8-only virtualenv")
+    parser.add_argument("--python", help="python of the environment where torchleak is installed (default: this one)")
+    parser.add_argument("--note", action="append", default=[], help="a line to add under Notes (context measured by hand)")
     parser.add_argument("--write", action="store_true", help="also write docs/performance.md")
     parser.add_argument("--output", type=Path, default=REPO / "docs" / "performance.md")
     args = parser.parse_args(argv)
@@ -732,17 +817,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     lines = sum(line_counts.values())
     sample = files[:: args.peer_sample]
     sample_lines = sum(line_counts[p] for p in sample)
-    tools = find_tools(args.peers_venv, args.baseline_venv, not args.no_create_baseline)
+    tools = find_tools(args.peers_venv, args.baseline_venv, not args.no_create_baseline, args.python)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    only = {s.strip() for s in args.only.split(",") if s.strip()}
 
+    def wanted(key: str) -> bool:
+        group = "t" if key.startswith("t-") else key
+        return not args.report_only and group not in skip and (not only or group in only)
+
+    load_before = os.getloadavg()[0]
     print(f"corpus: {len(files):,} files, {lines:,} lines; peer sample {len(sample):,} files, "
           f"{sample_lines:,} lines; -j {args.jobs}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="torchleak-bench-") as tmp:
         workdir = Path(tmp)
-        rows = corpus_rows(tools, files, lines, sample, sample_lines, args.jobs, workdir, args.timeout, skip)
-        typical, _ = typical_file_rows(tools, workdir, min(args.timeout, 300))
-        rows += typical
-    text = report(rows, machine(), versions(tools), args, len(files), lines, len(sample), sample_lines)
+        rows = corpus_rows(tools, files, lines, sample, sample_lines, args.jobs, workdir, args.timeout, wanted, args.repeat)
+        if wanted("t-engine"):
+            typical, _ = typical_file_rows(tools, workdir, min(args.timeout, 300))
+            rows += typical
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M UTC")
+    code, described = output(["git", "-C", str(REPO), "describe", "--always", "--dirty"])
+    commit = f"torchleak {described.strip()}, " if code == 0 else ""
+    run_label = f"{commit}run at {stamp}, load average {load_before:.2f} → {os.getloadavg()[0]:.2f}"
+    for row in rows:
+        row.run = run_label
+    if args.save:
+        args.save.write_text(json.dumps([row.__dict__ for row in rows], indent=1))
+    for saved in args.merge:
+        earlier = [Row(**data) for data in json.loads(saved.read_text())]
+        measured = {row.key for row in rows}
+        rows += [row for row in earlier if row.key not in measured]
+    order = ["a", "b", "c", "c2", "d", "b-sample", "e", "f", "t-ast", "t-engine", "t-cli", "t-flake8-tlk", "t-flake8-base"]
+    rows.sort(key=lambda row: order.index(row.key) if row.key in order else len(order))
+    info = machine()
+    if not args.report_only:
+        info["load average (1 min), start → end"] = f"{load_before:.2f} → {os.getloadavg()[0]:.2f}"
+    text = report(rows, info, versions(tools), args, len(files), lines, len(sample), sample_lines,
+                  [*plugin_check(tools), *args.note])
     print(text)
     if args.write:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -53,12 +53,12 @@ def test_the_prefilter_never_drops_a_file_with_findings() -> None:
 
 
 def test_irrelevant_files_are_not_parsed_by_libcst(monkeypatch: pytest.MonkeyPatch) -> None:
-    import torchleak.engine as engine
+    import libcst
 
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("libcst should not be reached")
 
-    monkeypatch.setattr(engine.cst, "parse_module", fail)
+    monkeypatch.setattr(libcst, "parse_module", fail)
     assert check_source("import torch\nx = torch.ones(3)\nprint(x.sum())\n").findings == []
     assert check_source("def f(xs):\n    return [x * 2 for x in xs]\n").skipped is None
 
@@ -85,12 +85,12 @@ def test_syntax_errors_are_returned_not_raised() -> None:
 
 
 def test_internal_errors_become_a_notice(monkeypatch: pytest.MonkeyPatch) -> None:
-    import torchleak.engine as engine
+    import torchleak.analysis.flow as flow
 
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("bug")
 
-    monkeypatch.setattr(engine, "analyse", broken)
+    monkeypatch.setattr(flow, "analyse", broken)
     result = check_source(LEAKY, select=("TLK", "TLK900"))
     assert result.skipped is not None and "internal error KeyError" in result.skipped
     assert [f.code for f in result.findings] == ["TLK900"]
@@ -128,7 +128,7 @@ def test_set_grad_enabled_false_statement_switches_off_the_rest() -> None:
 
 
 def test_configured_names_extend_the_vocabulary() -> None:
-    from torchleak.analysis.flow import Settings
+    from torchleak.analysis.settings import Settings
 
     source = "hist = []\nfor x in loader:\n    hist.append(mlp(x))\n"
     assert lint_source(source) == []

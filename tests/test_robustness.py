@@ -7,23 +7,20 @@ import random
 import time
 from pathlib import Path
 
-import libcst
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, run_tool
-from torchleak.analysis.flow import Settings
-from torchleak.engine import MAX_CHARACTERS, _lint_relevant, check_source
+from torchleak.engine import MAX_CHARACTERS, _LibcstRejected, _lint_relevant, check_source
 from torchleak.rules import ALL_RULES
 
-RULES = [rule() for rule in ALL_RULES]
 FUZZ_EXAMPLES = int(os.environ.get("TORCHLEAK_FUZZ_EXAMPLES", "150"))
 
 
 def _analyse_everything(source: str) -> None:
     """Run the analysis and every rule on ``source``, bypassing the pre-filter, letting errors out."""
-    _lint_relevant(source, RULES, Settings())
+    _lint_relevant(source)
 
 
 def test_nested_call_190_deep_is_skipped(tmp_path: Path) -> None:
@@ -131,7 +128,7 @@ def test_any_valid_program_analyses_without_an_exception(source: str) -> None:
         _analyse_everything(source)
     except RecursionError:
         pass  # deep input: the engine skips it before reaching here (tested above)
-    except libcst.ParserSyntaxError:
+    except _LibcstRejected:
         pass  # libcst rejects a few programs CPython accepts; the engine reports them (below)
 
 
@@ -139,7 +136,7 @@ def test_program_libcst_rejects_but_cpython_accepts_is_handled() -> None:
     # Found by the fuzzer: a trailing line continuation. CPython accepts it, libcst does not.
     trailing = "for x in loader:\n    loss.backward()\n\\\r\n"
     compile(trailing, "<s>", "exec")
-    with pytest.raises(libcst.ParserSyntaxError):
+    with pytest.raises(_LibcstRejected):
         _analyse_everything(trailing)
     # The engine hands libcst only the statements that matter, so this file is analysed...
     assert check_source(trailing, select=("TLK", "TLK900")).skipped is None

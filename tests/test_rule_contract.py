@@ -49,3 +49,19 @@ def test_message_fields_are_filled_by_check(rule: type[Rule]) -> None:
     assert findings
     for finding in findings:
         assert "{" not in finding.message or not fields
+
+
+def test_the_engine_lists_every_rule_code() -> None:
+    from torchleak.engine import RULE_CODES
+
+    assert RULE_CODES == tuple(rule.code for rule in ALL_RULES)
+
+
+def test_loading_the_flake8_plugin_imports_neither_libcst_nor_the_rules() -> None:
+    """flake8 imports the plugin on every run; libcst alone costs about 0.3 s to import."""
+    import subprocess
+    import sys
+
+    probe = "import sys, torchleak.flake8_plugin; print(sorted(m for m in sys.modules if m.startswith(('libcst', 'torchleak.rules'))))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

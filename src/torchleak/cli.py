@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Optional, TextIO, TypeVar
 
 from torchleak import __version__
-from torchleak.analysis.flow import Settings
+from torchleak.analysis.settings import Settings
 from torchleak.config import Config, ConfigError, PerFileIgnores, find, load, parse_codes, parse_per_file_ignores
 from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, check_source
 from torchleak.fix import offered_fixes

@@ -23,7 +23,8 @@ from typing import Final, Optional, TextIO, Union
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from torchleak.analysis.flow import Settings, analyse
+from torchleak.analysis.flow import analyse
+from torchleak.analysis.settings import Settings
 from torchleak.engine import DEFAULT_SELECT, Result, check_source, is_selected
 from torchleak.rule import Edit, Finding, Fix
 from torchleak.rules import ALL_RULES

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from torchleak import __version__
-from torchleak.analysis.flow import Settings
+from torchleak.analysis.settings import Settings
 from torchleak.engine import ALL_CODES, NOTICE_CODE, check_source, notice_selected
 
 

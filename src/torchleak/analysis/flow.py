@@ -32,19 +32,11 @@ from torchleak.analysis.facts import (
     Value,
 )
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
+from torchleak.analysis.settings import Settings
 
 _MODULE_CONVERSIONS = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16"})
 _MODULE_WRAPPERS = ("DistributedDataParallel", "DataParallel", "compile", "from_pretrained", "create_model")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Names a project adds to the built-in vocabulary (``[tool.torchleak]``)."""
-
-    model_names: frozenset[str] = frozenset()
-    loss_names: frozenset[str] = frozenset()
-    per_batch_methods: frozenset[str] = frozenset()
 
 
 def merge(*values: Value) -> Value:

@@ -4,7 +4,7 @@ backwarded, which loop carries state from one iteration into the next."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Optional, Union
+from typing import Final, Optional, Union
 
 import libcst as cst
 
@@ -34,9 +34,13 @@ def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
     return any(
         binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
         for function in facts.functions
-        if function.node is not loop.node
+        if function.node is not loop.node and function.name not in _RUN_ONCE
         for binding in function.bindings
     )
+
+
+#: Methods that run once per object: setting ``self.cache = []`` there resets nothing per step.
+_RUN_ONCE: Final = frozenset({"__init__", "__post_init__", "__new__", "setup", "build", "reset_parameters"})
 
 
 def backwarded_later(function: Function, key: str) -> bool:

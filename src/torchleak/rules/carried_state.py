@@ -94,6 +94,11 @@ class CarriedState(Rule):
         Flagged(
             """
             class StatefulLSTM(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 8)
+                    self.state = None
+
                 def forward(self, x):
                     out, self.state = self.lstm(x, self.state)  # TLK103
                     return self.head(out)

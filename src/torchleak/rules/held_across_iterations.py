@@ -115,6 +115,11 @@ class HeldAcrossIterations(Rule):
         Flagged(
             """
             class Probe(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = nn.Linear(8, 8)
+                    self.activations = []
+
                 def forward(self, x):
                     h = self.encoder(x)
                     self.activations.append(h)  # TLK102

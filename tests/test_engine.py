@@ -193,3 +193,18 @@ def test_one_line_bodies_are_analysed() -> None:
     assert [(f.line, f.column, f.code) for f in lint_source(source)] == [(2, line.index("total"), "TLK101")]
     carried = "h = None\nfor x in loader: out, h = model(x, h)\n"
     assert [f.code for f in lint_source(carried)] == ["TLK103"]
+
+
+def test_a_loop_that_only_calls_autograd_grad_is_a_training_loop() -> None:
+    # The whole-file pre-check and the per-statement one are one test: this used to be dropped.
+    source = dedent(
+        """
+        import torch
+        saliency = []
+        for x in inputs:
+            x.requires_grad_(True)
+            g = torch.autograd.grad(model(x).sum(), x)[0]
+            saliency.append(model(x))
+        """
+    )
+    assert [(f.line, f.code) for f in lint_source(source)] == [(7, "TLK102")]

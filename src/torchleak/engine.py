@@ -34,14 +34,6 @@ MAX_NESTING: Final = 100
 #: Larger files are skipped rather than parsed (libcst's parse is ~9x slower than ast's).
 MAX_CHARACTERS: Final = 3_000_000
 
-#: Words without which no rule can fire: every rule needs a backward call, an optimizer step,
-#: a loader, or a method called once per batch. Checked on the raw text before any parsing.
-_RELEVANT_TEXT: Final = re.compile(
-    r"backward|_graph|\.step\(|loader|batches|dataset|data_?iter|epoch_iterator|\bdl\b|_dl\b|\bdl_|"
-    + "|".join(sorted(PER_BATCH_METHODS))
-)
-
-
 @dataclass(frozen=True)
 class ParseError:
     """CPython rejected the source. ``point`` says whether line and column locate the error."""
@@ -107,10 +99,7 @@ def check_source(
     except (RecursionError, MemoryError) as error:
         # CPython itself cannot compile it (e.g. a 5,000-term `a + a + ...`): not our syntax error.
         return Result(syntax_error=ParseError(1, 0, f"too deeply nested for CPython's parser ({type(error).__name__})", point=False))
-    per_batch = PER_BATCH_METHODS | settings.per_batch_methods
-    if not _RELEVANT_TEXT.search(source) and not any(name in source for name in settings.per_batch_methods):
-        return Result()
-    scope = plan(source, tree, per_batch, MAX_NESTING)
+    scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods, MAX_NESTING)
     if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
     if not scope.segments:

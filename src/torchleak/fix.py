@@ -24,6 +24,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.flow import analyse
+from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
 from torchleak.engine import DEFAULT_SELECT, Result, check_source, is_selected
 from torchleak.rule import Edit, Finding, Fix
@@ -99,7 +100,7 @@ def candidate_fixes(
     and every rule's reports are matched to the findings by position and code.
     """
     module = cst.parse_module(source)
-    facts = analyse(module, settings)
+    facts = analyse(module, settings, called_under_no_grad(ast.parse(source)))
     wanted: dict[FindingKey, Finding] = {(f.line, f.column, f.code): f for f in findings}
     rules = [rule() for rule in ALL_RULES if rule.fix_safety != "none" and is_selected(rule.code, select, ignore)]
     reports = [(rule, report) for rule in rules if any(key[2] == rule.code for key in wanted) for report in rule.check(facts)]

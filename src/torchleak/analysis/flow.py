@@ -8,6 +8,7 @@ approximation is chosen so that it can only make a rule stay silent, never make 
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from torchleak.analysis.facts import (
     Value,
 )
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
+from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
 
 _MODULE_CONVERSIONS = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16"})
@@ -199,9 +201,9 @@ def analyse(
         aliases=ImportAliases(s for s in statements if isinstance(s, (cst.Import, cst.ImportFrom))),
         facts=FileFacts(module),
     )
-    context.no_grad_callees = (
-        set(no_grad_callees) if no_grad_callees is not None else _called_under_no_grad(statements, context.aliases)
-    )
+    if no_grad_callees is None:
+        no_grad_callees = called_under_no_grad(ast.parse(module.code))
+    context.no_grad_callees = set(no_grad_callees)
     for top in module.body:
         for nested in iter_statements([top]):
             if isinstance(nested, cst.FunctionDef):
@@ -216,32 +218,6 @@ def analyse(
             context.module_classes.add(statement.name.value)
     _Walker(context, module, "<module>", no_grad=False, per_batch=False).run(module.body)
     return context.facts
-
-
-def _called_under_no_grad(statements: Sequence[cst.CSTNode], aliases: ImportAliases) -> set[str]:
-    """Names of functions this file calls inside a ``with torch.no_grad():`` block.
-
-    ``def predict(model, loader)`` called as ``with torch.no_grad(): predict(...)`` runs without
-    grad although its own body does not say so; such functions are analysed as no-grad.
-    """
-    callees: set[str] = set()
-    for statement in statements:
-        if not isinstance(statement, cst.With):
-            continue
-        if not any(
-            isinstance(item.item, cst.Call) and aliases.qualify(item.item.func) in vocab.NO_GRAD_CALLABLES
-            for item in statement.items
-        ):
-            continue
-        stack: list[cst.CSTNode] = [statement.body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Call):
-                name = last_identifier(node.func)
-                if name is not None:
-                    callees.add(name)
-            stack.extend(node.children)
-    return callees
 
 
 class _Walker:

@@ -16,7 +16,7 @@ import io
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Optional
 
 from torchleak.analysis.vocabulary import LOADER_NAME
 
@@ -82,13 +82,18 @@ _SELF_STATE: Final = re.compile(
 )
 
 
+def _may_hold_a_finding(text: str) -> bool:
+    """A loop with a backward or optimizer step, or a loop over a loader, or create_graph."""
+    return "create_graph" in text or (
+        _LOOP.search(text) is not None
+        and (_STEP.search(text) is not None or _LOADER_LOOP.search(text) is not None)
+    )
+
+
 def _summarise(statement: ast.stmt, text: str, per_batch: re.Pattern[str], lines: list[str]) -> _Summary:
     """Regular expressions run in C: much cheaper than walking the statement's ast."""
-    loop = _LOOP.search(text) is not None
-    relevant = (
-        "create_graph" in text
-        or any(_per_batch_matters(statement, match.group(1), lines) for match in per_batch.finditer(text))
-        or (loop and (_STEP.search(text) is not None or _LOADER_LOOP.search(text) is not None))
+    relevant = _may_hold_a_finding(text) or any(
+        _per_batch_matters(statement, match.group(1), lines) for match in per_batch.finditer(text)
     )
     return _Summary(relevant, _IMPORT.search(text) is not None, "no_grad" in text or "inference_mode" in text)
 
@@ -106,7 +111,8 @@ def _per_batch_matters(statement: ast.stmt, name: str, lines: list[str]) -> bool
     )
 
 
-def _depth_and_no_grad_calls(statement: ast.stmt, max_depth: int) -> tuple[int, set[str]]:
+def _depth_and_no_grad_calls(statement: ast.stmt, max_depth: Optional[int] = None) -> tuple[int, set[str]]:
+    """The statement's depth (the walk stops past ``max_depth``) and its calls under no-grad blocks."""
     depth = 0
     calls: set[str] = set()
     stack: list[tuple[ast.AST, int, bool]] = [(statement, 1, False)]
@@ -114,7 +120,7 @@ def _depth_and_no_grad_calls(statement: ast.stmt, max_depth: int) -> tuple[int, 
         node, level, under_no_grad = stack.pop()
         if level > depth:
             depth = level
-            if depth > max_depth:
+            if max_depth is not None and depth > max_depth:
                 break
         if under_no_grad and isinstance(node, ast.Call):
             calls.add(_identifier(node.func))
@@ -137,12 +143,25 @@ def _line_ending(line: str) -> str:
     return line[len(line.rstrip("\r\n")) :]
 
 
+def called_under_no_grad(tree: ast.AST) -> frozenset[str]:
+    """Names of the functions a file calls inside ``with torch.no_grad():`` blocks.
+
+    ``def predict(model, loader)`` called as ``with torch.no_grad(): predict(...)`` runs without
+    grad although its own body does not say so; the analysis treats such functions as no-grad.
+    """
+    body = tree.body if isinstance(tree, ast.Module) else []
+    return frozenset().union(*(_depth_and_no_grad_calls(statement)[1] for statement in body))
+
+
 def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_depth: int) -> Plan:
+    per_batch = re.compile(r"\bdef\s+(" + "|".join(map(re.escape, sorted(per_batch_methods))) + r")\b")
+    # The same test as for each statement below, on the whole file: most files stop here.
+    if not _may_hold_a_finding(source) and per_batch.search(source) is None:
+        return Plan(0)
     body = tree.body if isinstance(tree, ast.Module) else []
     lines = _lines(source)
     spans = [(_first_line(statement), statement.end_lineno or statement.lineno) for statement in body]
     texts = ["".join(lines[first - 1 : last]) for first, last in spans]
-    per_batch = re.compile(r"\bdef\s+(" + "|".join(map(re.escape, sorted(per_batch_methods))) + r")\b")
     summaries = [_summarise(statement, text, per_batch, lines) for statement, text in zip(body, texts)]
     no_grad_callees: set[str] = set()
     for statement, summary in zip(body, summaries):

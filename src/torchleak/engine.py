@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final, Optional
 
 from torchleak.analysis.prefilter import Segment, plan
 from torchleak.analysis.settings import Settings
-from torchleak.analysis.vocabulary import PER_BATCH_METHODS
+from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
 from torchleak.rule import Finding
 
 if TYPE_CHECKING:
@@ -26,7 +26,11 @@ RULE_CODES: Final = ("TLK101", "TLK102", "TLK103", "TLK201", "TLK202", "TLK301",
 #: The opt-in notice that a file was not analysed, and why.
 NOTICE_CODE: Final = "TLK900"
 DEFAULT_SELECT: Final = ("TLK1", "TLK2", "TLK3")
-ALL_CODES: Final = RULE_CODES + (NOTICE_CODE,)
+#: A file CPython cannot parse. Reported whatever ``select`` says (as ruff reports syntax
+#: errors), unless ignored: ``--ignore TLK999``, ``per-file-ignores``; ``--select TLK999`` alone
+#: reports only syntax errors. Under flake8, syntax errors are flake8's own E999.
+SYNTAX_CODE: Final = "TLK999"
+ALL_CODES: Final = RULE_CODES + (NOTICE_CODE, SYNTAX_CODE)
 
 #: libcst's walk recurses about five frames per level of nesting; deeper files are skipped
 #: (measured: a 190-deep nested call makes any libcst walk raise RecursionError).
@@ -67,6 +71,11 @@ def notice_selected(select: Collection[str], ignore: Collection[str] = ()) -> bo
     return bool(explicit) and is_selected(NOTICE_CODE, explicit, ignore)
 
 
+def syntax_selected(select: Collection[str] = DEFAULT_SELECT, ignore: Collection[str] = ()) -> bool:
+    """Whether a syntax error is reported: always selected (at prefix length 3), unless ignored."""
+    return is_selected(SYNTAX_CODE, (*select, "TLK"), ignore)
+
+
 def check_source(
     source: str,
     *,
@@ -84,21 +93,25 @@ def check_source(
         findings = [Finding(1, 0, NOTICE_CODE, f"not analysed: {reason}")] if notice else []
         return Result(findings, skipped=reason)
 
-    if not codes:
+    syntax = syntax_selected(select, ignore)
+    if not codes and not syntax:
         return Result()
-    if len(source) > MAX_CHARACTERS:
+    if codes and len(source) > MAX_CHARACTERS:
         return skipped(f"larger than {MAX_CHARACTERS:,} characters")
     try:
         # Under flake8 the tree comes for free; the CLI parses so that it can report syntax errors.
         if tree is None:
             tree = ast.parse(source)
     except SyntaxError as error:
-        return Result(syntax_error=ParseError(error.lineno or 1, (error.offset or 1) - 1, error.msg))
+        return Result(syntax_error=ParseError(error.lineno or 1, (error.offset or 1) - 1, error.msg) if syntax else None)
     except ValueError as error:  # NUL bytes, on older Pythons
-        return Result(syntax_error=ParseError(1, 0, str(error), point=False))
+        return Result(syntax_error=ParseError(1, 0, str(error), point=False) if syntax else None)
     except (RecursionError, MemoryError) as error:
         # CPython itself cannot compile it (e.g. a 5,000-term `a + a + ...`): not our syntax error.
-        return Result(syntax_error=ParseError(1, 0, f"too deeply nested for CPython's parser ({type(error).__name__})", point=False))
+        message = f"too deeply nested for CPython's parser ({type(error).__name__})"
+        return Result(syntax_error=ParseError(1, 0, message, point=False) if syntax else None)
+    if not codes:
+        return Result()
     scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods, MAX_NESTING)
     if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
@@ -113,7 +126,9 @@ def check_source(
     except Exception as error:  # the boundary: a linter bug must not break the host
         return skipped(f"internal error {type(error).__name__}: {error}")
     if apply_noqa:
-        findings = list(_without_noqa(findings, source.splitlines()))
+        from torchleak.noqa import without_noqa
+
+        findings = list(without_noqa(findings, source))
     return Result(findings)
 
 
@@ -173,21 +188,3 @@ def _lint_segments(
 def _lint_relevant(source: str, codes: Collection[str] = RULE_CODES, settings: Settings = Settings()) -> list[Finding]:
     """Analyse all of ``source`` (no pre-filter): for tests and fuzzing."""
     return _lint_segments([Segment(1, source)], codes, settings)
-
-
-_NOQA: Final = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
-
-
-def _without_noqa(findings: Iterable[Finding], lines: list[str]) -> Iterable[Finding]:
-    """flake8's ``# noqa`` / ``# noqa: TLK101`` semantics, for the CLI (flake8 applies its own)."""
-    for finding in findings:
-        line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-        match = _NOQA.search(line)
-        if match is None:
-            yield finding
-            continue
-        codes = match.group("codes")
-        if codes is None:
-            continue
-        if not any(finding.code.startswith(code.upper()) for code in re.split(r"[,\s]+", codes) if code):
-            yield finding

@@ -15,7 +15,7 @@ from typing import Final, Literal, Optional, Union
 
 import libcst as cst
 
-from torchleak.analysis import vocabulary as vocab
+from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, FileFacts, Function, Loop, Store
 from torchleak.analysis.flow import iter_statements
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier

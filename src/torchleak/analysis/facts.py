@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Union
+from typing import Any, Iterator, Optional, Union
 
 import libcst as cst
 
-
-class State(enum.Enum):
-    """Whether a value is attached to the autograd graph."""
-
-    ATTACHED = "attached"
-    DETACHED = "detached"  # known to carry no graph: .item(), .detach(), no_grad, literals
-    UNKNOWN = "unknown"  # no rule reports what it cannot classify
+from torchleak.analysis.summaries import Summary
+from torchleak.analysis.values import ATTACHED, DETACHED, UNKNOWN, Kind, State, Value
 
 
-@dataclass(frozen=True)
-class Value:
-    state: State
-    #: Derived from ``torch.autograd.grad(..., create_graph=True)``.
-    double_backward: bool = False
+# The abstract value lives in values.py; these names are re-exported for the rules.
+__all__ = ["ATTACHED", "DETACHED", "UNKNOWN", "State", "Value", "Kind"]
 
-    @property
-    def attached(self) -> bool:
-        return self.state is State.ATTACHED
-
-
-ATTACHED = Value(State.ATTACHED)
-DETACHED = Value(State.DETACHED)
-UNKNOWN = Value(State.UNKNOWN)
 
 LoopNode = Union[cst.For, cst.While, cst.FunctionDef]
 
@@ -56,27 +39,47 @@ class Loop:
     attached_on_entry: frozenset[str] = frozenset()
     has_backward: bool = False
     has_optimizer_step: bool = False
+    #: The body runs a module's forward pass (directly or through a function it calls).
+    has_forward: bool = False
+    #: Inside a method of an ``nn.Module`` (a loop over layers or time steps of one forward).
+    in_module_method: bool = False
+    #: The body calls something the analysis cannot see into with graph-attached arguments.
+    opaque_calls: bool = False
 
     @property
     def is_batch_loop(self) -> bool:
-        """Runs once per batch: it trains (backward or optimizer step) or walks a loader."""
-        return self.per_batch_method or self.has_backward or self.has_optimizer_step or self.over_loader
+        """Runs once per batch: it trains (backward or optimizer step), runs a forward pass
+        outside a module's own methods, or walks a loader."""
+        if self.per_batch_method or self.has_backward or self.has_optimizer_step:
+            return True
+        return not self.in_module_method and (self.has_forward or self.over_loader)
 
     def contains(self, seq: int) -> bool:
         return self.start <= seq <= self.end
 
     def outlives_iteration(self, key: str) -> bool:
         """Whether ``key`` keeps its value from one iteration of this loop to the next."""
+        prefixes = _prefixes(key)
         if self.per_batch_method:
             # Locals die with the call; an attribute lives on unless the method resets it first.
-            return key.startswith("self.") and self.first_access.get(key) != "write"
-        return self.first_access.get(key) == "read"
+            return key.startswith("self.") and all(self.first_access.get(p) != "write" for p in prefixes[1:])
+        for prefix in prefixes:
+            access = self.first_access.get(prefix)
+            if access is not None:
+                return access == "read"
+        return False
 
     def enclosing(self) -> Iterator[Loop]:
         loop: Optional[Loop] = self
         while loop is not None:
             yield loop
             loop = loop.parent
+
+
+def _prefixes(key: str) -> list[str]:
+    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``: the outermost owner first."""
+    parts = key.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +99,8 @@ class Accumulation(Event):
     operator: str
     value_node: cst.BaseExpression  # the attached operand, e.g. ``loss``
     value: Value
+    #: For a call whose callee does the accumulating: ``AverageMeter.update (line 25)``.
+    via: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,6 +114,8 @@ class Store(Event):
     value: Value
     #: Names mentioned by a subscript's index (``d[step] = x``).
     index_mentions: frozenset[str] = frozenset()
+    #: For a call whose callee does the storing: ``Tracker.log (line 12)``.
+    via: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,6 +142,8 @@ class Binding(Event):
     mentions: frozenset[str]
     #: The value came out of a call that received the name's previous value as an argument.
     fed_to_call: bool = False
+    #: For a call whose callee rebinds the state: ``Model.step (line 30)``.
+    via: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,6 +159,9 @@ class Function:
     name: str
     #: Names each name's value flows into (``b = f(a)`` gives ``a -> {b}``).
     flows_to: dict[str, set[str]] = field(default_factory=dict)
+    #: Like ``flows_to`` but only through values, not through the callables that compute them
+    #: (``out = model(x)`` gives ``x -> {out}``, not ``model -> {out}``).
+    data_flows_to: dict[str, set[str]] = field(default_factory=dict)
     #: Names whose value reaches a backward call, a return, or leaves through an attribute.
     consumed: set[str] = field(default_factory=set)
     backward_mentions: set[str] = field(default_factory=set)
@@ -161,6 +173,14 @@ class Function:
     grad_resets: list[GradReset] = field(default_factory=list)
     #: ``torch.autograd.grad(..., create_graph=True)`` calls.
     double_backward_grads: list[BackwardCall] = field(default_factory=list)
+    #: What callers need to know about this function.
+    summary: Summary = field(default_factory=lambda: Summary("<module>"))
+    #: The class a method belongs to.
+    cls: Optional[str] = None
+    #: Keys of accumulators that reach the return value.
+    returned_keys: set[str] = field(default_factory=set)
+    #: The statement behind each effect of the summary, by ``id`` of the effect.
+    effect_nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
 
     def bound_by(self, statement: cst.CSTNode) -> set[str]:
         """The names a statement binds."""
@@ -177,10 +197,10 @@ class Function:
                     stack.append(target)
         return seen
 
-    def sources_of(self, keys: frozenset[str] | set[str]) -> set[str]:
+    def sources_of(self, keys: frozenset[str] | set[str], *, data_only: bool = False) -> set[str]:
         """Every name that flows, directly or not, into one of ``keys``."""
         reverse: dict[str, set[str]] = {}
-        for source, targets in self.flows_to.items():
+        for source, targets in (self.data_flows_to if data_only else self.flows_to).items():
             for target in targets:
                 reverse.setdefault(target, set()).add(source)
         seen = set(keys)
@@ -203,6 +223,13 @@ class FileFacts:
     #: The value of every expression the walk evaluated, by ``id(node)``: which element of a
     #: stored ``{"loss": loss, "step": step}`` is the attached one (for fixes).
     values: dict[int, Value] = field(default_factory=dict)
+    #: What ``self.<attribute>`` holds in a class of the file: (class, attribute) -> value.
+    attributes: dict[tuple[str, str], Value] = field(default_factory=dict)
+    #: Raw uses recorded by the walk, for the evidence pass (``flow._Observations``).
+    observations: Any = None
+    #: What the evidence pass learned (``flow.Evidence``): callers that backward a function's
+    #: result, read it as a number, or call it at all.
+    evidence: Any = None
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -1,26 +1,29 @@
-"""One ordered walk over a file: which values are on the autograd graph, where loops are, what
-each statement does with graph-attached values (accumulate, store, backward, rebind).
+"""The interpreter: an ordered walk over each function of a file that decides which values are
+on the autograd graph (graph state x kind, per tuple element), where loops are and what they
+do, and what each statement does with attached values (accumulate, store, backward, rebind).
 
-The walk is flow-sensitive in statement order and deliberately simple: branches run one after
-the other, loop bodies run once, and a call we cannot classify yields an unknown value. Every
-approximation is chosen so that it can only make a rule stay silent, never make it report.
+Decisions come from evidence in the file, in this order: the torch knowledge table
+(constructors, losses, ``.item()``, grad-mode managers); the file's own classes and
+functions, each summarised once (return value per element as a function of the arguments,
+effects on ``self``, globals and arguments, backward/step/forward inside) and applied at
+every call site; usage evidence gathered by a first pass (a value that is backwarded is
+attached, a callable whose result is backwarded or whose ``.parameters()`` are read is a
+module). Identifier patterns are a last resort. The walk is flow-sensitive in statement
+order and deliberately simple: branches run one after the other, loop bodies run once, and
+a call it cannot classify yields an unknown value, which no rule reports.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
 import libcst as cst
 
-from torchleak.analysis import vocabulary as vocab
+from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import (
-    ATTACHED,
-    DETACHED,
-    UNKNOWN,
     Accumulation,
     BackwardCall,
     Binding,
@@ -28,31 +31,47 @@ from torchleak.analysis.facts import (
     Function,
     GradReset,
     Loop,
-    State,
     Store,
-    Value,
 )
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
+from torchleak.analysis.summaries import Effect, Summary
+from torchleak.analysis.values import (
+    ATTACHED,
+    DETACHED,
+    DETACHED_TENSOR,
+    NONE,
+    NUMBER,
+    UNKNOWN,
+    Kind,
+    State,
+    Value,
+    combine,
+    join,
+    parameter,
+    substitute,
+    tensor,
+    tuple_of,
+)
 
-_MODULE_CONVERSIONS = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16"})
-_MODULE_WRAPPERS = ("DistributedDataParallel", "DataParallel", "compile", "from_pretrained", "create_model")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply)
+_MODULE_SCOPE = "<module>"
+#: Bases that make a class in the file a module (its instances are called for a forward pass).
+_MODULE_BASES = ("Module", "Model", "LightningModule", "PreTrainedModel", "Sequential")
 
 
 def merge(*values: Value) -> Value:
     """The value of an expression computed from ``values``: attached if any input is."""
-    attached = [value for value in values if value.attached]
-    if attached:
-        return Value(State.ATTACHED, any(v.double_backward for v in attached))
-    if values and all(value.state is State.DETACHED for value in values):
-        return DETACHED
-    return UNKNOWN
+    return combine(*values)
 
 
 def is_true(arg: Optional[cst.Arg]) -> bool:
     return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+
+
+def _is_false(arg: Optional[cst.Arg]) -> bool:
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -119,6 +138,32 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def data_mentions(node: cst.CSTNode) -> set[str]:
+    """The dotted names an expression computes from, leaving out the callables it calls:
+    ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            key = dotted(current)
+            if key is not None:
+                found.add(key)
+            elif isinstance(current, cst.Attribute):
+                stack.append(current.value)
+            continue
+        if isinstance(current, cst.Call):
+            func = current.func
+            if isinstance(func, cst.Attribute) and (
+                not isinstance(func.value, (cst.Name, cst.Attribute)) or func.attr.value in _TENSOR_METHODS
+            ):
+                stack.append(func.value)  # ``(a + b).sum()``, ``loss.mean()``: the receiver is data
+            stack.extend(arg.value for arg in current.args)
+            continue
+        stack.extend(_expression_children(current))
+    return found
+
+
 def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
     """``model(x, h)`` for ``model(x, h)[1]`` or ``model(x, h).hidden``."""
     while isinstance(node, (cst.Subscript, cst.Attribute)):
@@ -163,19 +208,69 @@ def _body(node: Union[cst.BaseSuite, cst.CSTNode]) -> Sequence[cst.CSTNode]:
     return ()
 
 
+# --------------------------------------------------------------------------- scopes
+@dataclass
+class ClassInfo:
+    """A class defined in the file: its bases (by name) and its methods."""
+
+    name: str
+    bases: list[str]
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    is_module: bool = False
+
+
+@dataclass
+class Evidence:
+    """What a first walk learned about names from how the file uses them."""
+
+    #: (scope, key): called for a forward pass, its ``.parameters()`` read, or its result backwarded.
+    modules: set[tuple[str, str]] = field(default_factory=set)
+    #: (scope, key, loop): differentiated by a backward call in that loop (``id`` of its node,
+    #: 0 outside loops), so it holds a graph where it is bound in that loop.
+    backwarded: set[tuple[str, str, int]] = field(default_factory=set)
+    #: Functions of the file whose results a caller backwards / reads as a number.
+    backwarded_results: set[str] = field(default_factory=set)
+    numeric_results: set[str] = field(default_factory=set)
+    #: Functions of the file some caller calls.
+    called: set[str] = field(default_factory=set)
+
+    def size(self) -> int:
+        return len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
+
+
+@dataclass
+class _Observations:
+    """Raw uses recorded during a walk, turned into ``Evidence`` between walks."""
+
+    #: (function, key, callee key, callee resolved in the file) for ``key = callee(...)``.
+    call_results: list[tuple[Function, str, str, bool, str]] = field(default_factory=list)
+    #: (scope, key) receivers of ``.parameters()`` and friends.
+    module_uses: set[tuple[str, str]] = field(default_factory=set)
+    #: (function, key) read as a number: ``key.item()``, ``float(key)``, ``print(key)``.
+    number_reads: set[tuple[int, str]] = field(default_factory=set)
+    #: Functions of the file called somewhere in it.
+    called: set[str] = field(default_factory=set)
+    #: (function, key, loop) that a backward differentiates.
+    backward_keys: list[tuple[Function, str, int]] = field(default_factory=list)
+
+
 @dataclass
 class _FileContext:
     module: cst.Module
     settings: Settings
     aliases: ImportAliases
     facts: FileFacts
-    definitions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)
-    module_classes: set[str] = field(default_factory=set)
-    module_keys: set[str] = field(default_factory=set)
-    loss_keys: set[str] = field(default_factory=set)
+    evidence: Evidence
+    observations: _Observations = field(default_factory=_Observations)
+    functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    #: The class each method belongs to, by ``id`` of its definition.
+    owner: dict[int, str] = field(default_factory=dict)
     walked: dict[int, Function] = field(default_factory=dict)
     no_grad_callees: set[str] = field(default_factory=set)
-    #: The top-level statement being walked, and the one each function definition sits in.
+    #: Effects of forward hooks registered in the file (with the storing node): they run on
+    #: every forward call.
+    hooks: list[tuple[Effect, Function, cst.CSTNode]] = field(default_factory=list)
     top: Optional[cst.CSTNode] = None
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
@@ -185,39 +280,117 @@ class _FileContext:
         self.seq += 1
         return self.seq
 
+    def class_chain(self, name: Optional[str]) -> Iterator[ClassInfo]:
+        """The class and its bases defined in the file, nearest first."""
+        seen: set[str] = set()
+        stack = [name] if name else []
+        while stack:
+            current = stack.pop(0)
+            if current in seen or current not in self.classes:
+                continue
+            seen.add(current)
+            info = self.classes[current]
+            yield info
+            stack.extend(base.rsplit(".", 1)[-1] for base in info.bases)
+
+    def method(self, cls: Optional[str], name: str) -> Optional[cst.FunctionDef]:
+        for info in self.class_chain(cls):
+            if name in info.methods:
+                return info.methods[name]
+        return None
+
 
 def analyse(
     module: cst.Module, settings: Settings = Settings(), no_grad_callees: Optional[frozenset[str]] = None
 ) -> FileFacts:
-    """Walk ``module`` once and return what every rule needs to know about it.
+    """Walk ``module`` and return what every rule needs to know about it.
 
+    A first walk gathers usage evidence (what is backwarded, what is a module); a second walk,
+    made only when the first learned something, decides with it.
     ``no_grad_callees`` (functions called under ``torch.no_grad()``) may come from the caller,
     which sees the whole file when ``module`` is only its relevant part.
     """
+    if no_grad_callees is None:
+        no_grad_callees = called_under_no_grad(ast.parse(module.code))
+    evidence = Evidence()
+    facts = _walk(module, settings, no_grad_callees, evidence)
+    for _ in range(2):
+        learned = _evidence(facts, evidence)
+        if learned.size() == evidence.size():
+            break
+        evidence = learned
+        facts = _walk(module, settings, no_grad_callees, evidence)
+    facts.evidence = _evidence(facts, evidence)
+    return facts
+
+
+def _walk(module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence) -> FileFacts:
     statements = list(iter_statements(module.body))
     context = _FileContext(
         module=module,
         settings=settings,
         aliases=ImportAliases(s for s in statements if isinstance(s, (cst.Import, cst.ImportFrom))),
         facts=FileFacts(module),
+        evidence=evidence,
     )
-    if no_grad_callees is None:
-        no_grad_callees = called_under_no_grad(ast.parse(module.code))
     context.no_grad_callees = set(no_grad_callees)
     for top in module.body:
         for nested in iter_statements([top]):
             if isinstance(nested, cst.FunctionDef):
                 context.def_tops[id(nested)] = top
     for statement in statements:
-        if isinstance(statement, cst.FunctionDef):
-            context.definitions.setdefault(statement.name.value, []).append(statement)
-        elif isinstance(statement, cst.ClassDef) and any(
-            (dotted(base.value) or "").endswith("Module") or (dotted(base.value) or "").endswith("Model")
-            for base in statement.bases
-        ):
-            context.module_classes.add(statement.name.value)
-    _Walker(context, module, "<module>", no_grad=False, per_batch=False).run(module.body)
+        if isinstance(statement, cst.ClassDef):
+            bases = [dotted(base.value) or "" for base in statement.bases if base.keyword is None]
+            info = ClassInfo(statement.name.value, bases)
+            for member in _body(statement.body):
+                if isinstance(member, cst.FunctionDef):
+                    info.methods[member.name.value] = member
+                    context.owner[id(member)] = info.name
+            context.classes[info.name] = info
+        elif isinstance(statement, cst.FunctionDef):
+            context.functions.setdefault(statement.name.value, []).append(statement)
+    for info in context.classes.values():
+        info.is_module = any(base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) for base in info.bases)
+    for info in context.classes.values():  # a subclass of a module class in the file is a module
+        info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
+    context.facts.observations = context.observations
+    _Walker(context, module, _MODULE_SCOPE, no_grad=False, per_batch=False).run(module.body)
     return context.facts
+
+
+def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
+    """Turn one walk's observations into evidence for the next (monotone: it only grows)."""
+    observations: _Observations = facts.observations
+    evidence = Evidence(
+        set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
+        set(previous.numeric_results), set(previous.called),
+    )
+    evidence.modules |= observations.module_uses
+    evidence.called |= observations.called
+    backwarded_by_function: dict[int, set[str]] = {}
+    for function, key, loop in observations.backward_keys:
+        evidence.backwarded.add((_scope_of(function, key), key, loop))
+        backwarded_by_function.setdefault(id(function), set()).add(key)
+    for function, key, callee, resolved, callee_name in observations.call_results:
+        evidence.called.add(callee_name)
+        reaches_backward = key in function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True)
+        if reaches_backward:
+            if resolved:
+                evidence.backwarded_results.add(callee_name)
+            elif callee:
+                evidence.modules.add((_scope_of(function, callee), callee))
+        elif resolved and any(
+            (id(function), derived) in observations.number_reads for derived in function.derived_from({key})
+        ):
+            evidence.numeric_results.add(callee_name)
+    return evidence
+
+
+def _scope_of(function: Function, key: str) -> str:
+    """Where a key lives: the class for ``self.*``, else the function (or the module)."""
+    if key.startswith("self.") and function.cls:
+        return f"class {function.cls}"
+    return function.name
 
 
 class _Walker:
@@ -231,15 +404,21 @@ class _Walker:
         *,
         no_grad: bool,
         per_batch: bool,
+        cls: Optional[str] = None,
     ) -> None:
         self.context = context
-        self.function = Function(node, name)
+        self.function = Function(node, name, cls=cls)
+        self.function.summary = Summary(name, no_grad=no_grad)
         self.env: dict[str, Value] = {}
         self.loops: list[Loop] = []
         self.no_grad = no_grad
         self.values: dict[int, Value] = context.facts.values  # ids are unique across walkers
         self.returns: list[Value] = []
         self.statement: cst.CSTNode = node
+        self.parameters: list[str] = []
+        #: Names bound in this function (locals); other names read are globals.
+        self.local_names: set[str] = set()
+        self.in_module_method = cls is not None and context.classes[cls].is_module and not per_batch
         if per_batch and isinstance(node, cst.FunctionDef):
             self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
 
@@ -252,7 +431,14 @@ class _Walker:
                 self._statement(statement)
         else:
             self._block(body)
-        self.function.returns = merge(*self.returns) if self.returns else DETACHED
+        returns = join(*self.returns) if self.returns else NONE
+        self.function.returns = returns
+        summary = self.function.summary
+        summary.returns = returns
+        summary.parameters = tuple(self.parameters)
+        summary.returned_accumulators = frozenset(
+            accumulation.key for accumulation in self.function.accumulations if accumulation.key in self.function.returned_keys
+        )
         for loop in self.loops:  # the per-batch method's pseudo-loop
             loop.end = self.context.seq
             self.context.facts.loops.append(loop)
@@ -261,6 +447,10 @@ class _Walker:
     @property
     def loop(self) -> Optional[Loop]:
         return self.loops[-1] if self.loops else None
+
+    @property
+    def scope(self) -> str:
+        return self.function.name
 
     def _read(self, key: str) -> None:
         for loop in self.loops:
@@ -285,6 +475,61 @@ class _Walker:
     def _code(self, node: cst.CSTNode) -> str:
         return self.context.module.code_for_node(node)
 
+    def _mark_loops(self, *, backward: bool = False, step: bool = False, forward: bool = False) -> None:
+        summary = self.function.summary
+        summary.calls_backward |= backward
+        summary.steps_optimizer |= step
+        summary.runs_forward |= forward
+        for loop in self.loops:
+            loop.has_backward |= backward
+            loop.has_optimizer_step |= step
+            loop.has_forward |= forward
+
+    # ----------------------------------------------------------------- evidence lookups
+    def _evidence_keys(self, key: str) -> Iterator[tuple[str, str]]:
+        yield (self.scope, key)
+        if key.startswith("self."):
+            for info in self.context.class_chain(self.function.cls):
+                yield (f"class {info.name}", key)
+        if key.split(".", 1)[0] not in self.local_names:
+            yield (_MODULE_SCOPE, key)
+
+    def _is_evident_module(self, key: Optional[str]) -> bool:
+        if key is None:
+            return False
+        modules = self.context.evidence.modules
+        return any(scoped in modules for scoped in self._evidence_keys(key))
+
+    def _loop_id(self) -> int:
+        return id(self.loop.node) if self.loop is not None and not self.loop.per_batch_method else 0
+
+    def _is_backwarded(self, key: str) -> bool:
+        """A backward in the same loop (or, outside loops, the same function) differentiates it."""
+        backwarded = self.context.evidence.backwarded
+        loop = self._loop_id()
+        return any((*scoped, loop) in backwarded for scoped in self._evidence_keys(key))
+
+    def _lookup(self, key: str) -> Value:
+        """The value bound to a dotted name: the environment, then what the file shows of it."""
+        value = self.env.get(key)
+        if value is not None:
+            return value
+        if key.startswith("self.") and self.function.cls is not None:
+            attribute = self._class_attribute(self.function.cls, key[len("self."):])
+            if attribute is not None:
+                return attribute
+        if self._is_evident_module(key):
+            return Value(State.DETACHED, Kind.MODULE)
+        return UNKNOWN
+
+    def _class_attribute(self, cls: str, attribute: str) -> Optional[Value]:
+        """What ``self.<attribute>`` holds in any method of the class (set in ``__init__``, say)."""
+        for info in self.context.class_chain(cls):
+            value = self.context.facts.attributes.get((info.name, attribute))
+            if value is not None:
+                return value
+        return None
+
     # ----------------------------------------------------------------- statements
     def _block(self, body: Sequence[cst.CSTNode]) -> None:
         for statement in body:
@@ -298,7 +543,7 @@ class _Walker:
                 self._small_statement(small)
         elif isinstance(node, cst.BaseSmallStatement):  # a one-line body: `for x in loader: a; b`
             self._small_statement(node)
-        elif isinstance(node, (cst.For,)):
+        elif isinstance(node, cst.For):
             self._for(node)
         elif isinstance(node, cst.While):
             self._while(node)
@@ -311,7 +556,7 @@ class _Walker:
                 self._block(_body(node.orelse.body))
         elif isinstance(node, cst.With):
             self._with(node)
-        elif isinstance(node, cst.Try) or isinstance(node, cst.TryStar):
+        elif isinstance(node, (cst.Try, cst.TryStar)):
             self._block(_body(node.body))
             for handler in node.handlers:
                 self._block(_body(handler.body))
@@ -320,6 +565,7 @@ class _Walker:
             if node.finalbody is not None:
                 self._block(_body(node.finalbody.body))
         elif isinstance(node, cst.FunctionDef):
+            self.local_names.add(node.name.value)
             self.walk_function(node, inherited_no_grad=self.no_grad)
         elif isinstance(node, cst.ClassDef):
             for statement in _body(node.body):
@@ -343,10 +589,12 @@ class _Walker:
         elif isinstance(node, cst.Expr):
             self._expression_statement(node.value)
         elif isinstance(node, cst.Return):
-            value = self.evaluate(node.value) if node.value is not None else DETACHED
+            value = self.evaluate(node.value) if node.value is not None else NONE
             self.returns.append(value)
             if node.value is not None:
-                self.function.consumed.update(mentions(node.value))
+                returned = mentions(node.value)
+                self.function.consumed.update(returned)
+                self.function.returned_keys.update(self.function.sources_of(returned))
         elif isinstance(node, cst.Del):
             for key in mentions(node.target):
                 self.env[key] = DETACHED
@@ -356,35 +604,41 @@ class _Walker:
             for part in (getattr(node, "exc", None), getattr(node, "test", None)):
                 if isinstance(part, cst.BaseExpression):
                     self.evaluate(part)
+        elif isinstance(node, cst.Global):
+            pass
 
     def _expression_statement(self, expression: cst.BaseExpression) -> None:
         if isinstance(expression, cst.Call):
             mode = self._grad_mode(expression, statement=True)
             if mode is not None:  # torch.set_grad_enabled(False) switches the rest of the body
                 self.no_grad = mode == "off"
-        if isinstance(expression, (cst.Yield,)) and isinstance(expression.value, cst.BaseExpression):
+        if isinstance(expression, cst.Yield) and isinstance(expression.value, cst.BaseExpression):
             self.function.consumed.update(mentions(expression.value))
+            self.returns.append(self.evaluate(expression.value))
+            return
         if isinstance(expression, cst.Call) and not _is_logging(expression):
             # A call made for its effect may keep or differentiate what it is given.
             for arg in expression.args:
                 self.function.consumed.update(mentions(arg.value))
         self.evaluate(expression)
 
-    def _binding(self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False) -> None:
-        event = Binding(node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed)
+    def _binding(
+        self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = ""
+    ) -> None:
+        event = Binding(node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via)
         self._locate(node)
         self.function.bindings.append(event)
 
     def _bind(self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]]
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(target.elements):
-                pairs = [(t.value, v.value) for t, v in zip(target.elements, value_node.elements)]
-                for element_target, element_value in pairs:
-                    self._bind(element_target, element_value, self.values.get(id(element_value), value), statement)
-            else:
-                for element in target.elements:
-                    self._bind(element.value, value_node, value, statement)
+                for t, v in zip(target.elements, value_node.elements):
+                    self._bind(t.value, v.value, self.values.get(id(v.value), value), statement)
+                return
+            starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
+            for index, element in enumerate(target.elements):
+                part = value.part() if starred else value.element(index)
+                self._bind(element.value, value_node, part, statement)
             return
         if isinstance(target, cst.StarredElement):
             self._bind(target.value, value_node, value, statement)
@@ -395,22 +649,52 @@ class _Walker:
         key = dotted(target)
         if key is None:
             return
+        if isinstance(target, cst.Name):
+            self.local_names.add(key)
+        if value.state is State.UNKNOWN and self._is_backwarded(key):
+            value = replace(value, state=State.ATTACHED)  # the file backwards it: it holds a graph
         sources = mentions(value_node)
         if value.attached and key in sources:
             self._self_referential_update(target, key, value_node, statement)
         call = _strip_access(value_node)
         fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
+            fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS
         self._binding(statement, key, value, sources, fed)
         self._flow(sources, key)
+        if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
+            for source in data_mentions(value_node):
+                if source != key:
+                    self.function.data_flows_to.setdefault(source, set()).add(key)
+        self._record_call_result(key, value_node)
         if isinstance(target, cst.Attribute) and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
         if isinstance(target, cst.Attribute) and target.attr.value == "grad" and (
             isinstance(value_node, cst.Name) and value_node.value == "None"
         ):
             self.function.grad_resets.append(GradReset(statement, self.context.next_seq(), self.loop, self.function))
-        self._note_module_binding(key, value_node)
+        if key.startswith("self.") and self.function.cls is not None and key.count(".") == 1:
+            self._note_attribute(key[len("self."):], value, fed, statement)
         self.env[key] = value
         self._write(key)
+
+    def _note_attribute(self, attribute: str, value: Value, fed: bool, statement: cst.CSTNode) -> None:
+        """``self.x = ...`` in a method: what the class's attribute holds, and the effect on it."""
+        attributes = self.context.facts.attributes
+        cls = self.function.cls
+        assert cls is not None
+        known = attributes.get((cls, attribute))
+        if value.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.FUNCTION_MODULE, Kind.LOADER, Kind.INSTANCE):
+            attributes[(cls, attribute)] = value
+        elif known is None and self.function.summary.name.endswith("__init__"):
+            attributes[(cls, attribute)] = replace(value, params=frozenset())
+        if self.function.summary.name.endswith("__init__"):
+            return
+        line = self._line(statement)
+        if fed and (value.attached or value.params):
+            self._effect(Effect("carry", f"self.{attribute}", value, self._where(), line))
+        elif value.detached or value.kind is Kind.NONE:
+            self._effect(Effect("reset", f"self.{attribute}", value, self._where(), line))
 
     def _self_referential_update(
         self, target: cst.BaseExpression, key: str, value_node: cst.BaseExpression, statement: cst.CSTNode
@@ -418,7 +702,10 @@ class _Walker:
         """``acc = acc + x`` and ``ema = 0.9 * ema + 0.1 * x``: an accumulation written out."""
         leaves = _arithmetic_leaves(value_node)
         if not any(dotted(leaf) == key for leaf in leaves):
-            return
+            if isinstance(value_node, cst.Call) and _is_sum_of_list(value_node, key):
+                leaves = [element.value for element in value_node.args[0].value.elements]
+            else:
+                return
         others = [leaf for leaf in leaves if dotted(leaf) != key]
         attached = [leaf for leaf in others if self.values.get(id(leaf), UNKNOWN).attached]
         if attached:
@@ -433,11 +720,62 @@ class _Walker:
         operator: str,
         value_node: cst.BaseExpression,
         value: Value,
+        via: str = "",
     ) -> None:
         self._locate(statement)
         self.function.accumulations.append(
-            Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value)
+            Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value, via)
         )
+
+    def _outside_target(self, key: str) -> Optional[str]:
+        """How a summary names a key that outlives the call, or None for a local."""
+        root = key.split(".", 1)[0]
+        if root == "self" and self.function.cls is not None:
+            return key
+        if root in self.parameters:
+            rest = key[len(root):]
+            return f"arg{self.parameters.index(root)}{rest}"
+        if isinstance(self.function.node, cst.FunctionDef) and root not in self.local_names:
+            return key  # a global
+        return None
+
+    def _effect(self, effect: Effect) -> None:
+        if isinstance(self.function.node, cst.FunctionDef):
+            self.function.summary.effects.append(effect)
+            self.function.effect_nodes[id(effect)] = self.statement
+            self._locate(self.statement)
+
+    def _where(self) -> str:
+        name = self.function.name
+        return name
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return 0  # positions are resolved only for reported nodes; messages name the function
+
+    def _store(
+        self,
+        node: cst.CSTNode,
+        container: cst.BaseExpression,
+        key: str,
+        method: str,
+        value_node: cst.BaseExpression,
+        value: Value,
+        index: frozenset[str] = frozenset(),
+    ) -> None:
+        if value.attached:
+            self._locate(node)
+            self.function.stores.append(
+                Store(node, self.context.next_seq(), self.loop, self.function, container, key, method, value_node, value, index)
+            )
+        outside = self._outside_target(key)
+        if outside is not None and (value.attached or value.params) and not self.loops_reset(key):
+            kind = "store" if method != "[]=" or index else "carry"
+            if method == "[]=" and not index:
+                return  # one slot overwritten each call holds one value
+            self._effect(Effect(kind, outside, value, self._where(), 0, method))
+
+    def loops_reset(self, key: str) -> bool:
+        return False
 
     def _subscript_store(
         self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode
@@ -452,12 +790,9 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(value_node), key)
+        self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
         if value.attached:
-            self._locate(statement)
-            self.function.stores.append(
-                Store(statement, self.context.next_seq(), self.loop, self.function, target.value, key, "[]=", value_node, value, frozenset(index))
-            )
-            self.env[key] = merge(container, value)
+            self.env[key] = join(container, replace(container, state=State.ATTACHED)) if container.kind is Kind.CONTAINER else replace(container, state=State.ATTACHED)
 
     def _augmented(self, node: cst.AugAssign) -> None:
         key = target_key(node.target)
@@ -472,27 +807,38 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(node.value), key)
-        if value.attached:
-            self._locate(node)
-            if isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp)):
-                self.function.stores.append(
-                    Store(node, self.context.next_seq(), self.loop, self.function, node.target, key, "+=", node.value, value)
-                )
-            else:
-                operator = self._code(node.operator).strip()
+        if isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp)):
+            self._store(node, node.target, key, "+=", node.value, value)
+        else:
+            operator = self._code(node.operator).strip()
+            if value.attached:
                 self._accumulation(node, node.target, key, operator, node.value, value)
-            self.env[key] = merge(self.env.get(key, UNKNOWN), value)
+            outside = self._outside_target(key)
+            if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/="):
+                self._effect(Effect("accumulate", outside, value, self._where(), 0, operator))
+        if value.attached:
+            self.env[key] = combine(self._lookup(key), value)
         self._binding(node, key, self.env.get(key, UNKNOWN), mentions(node.value) | {key})
         self._write(key)
 
     def _for(self, node: cst.For) -> None:
         iterable = self.evaluate(node.iter)
-        over_loader = any(
+        over_loader = iterable.kind is Kind.LOADER or any(
             vocab.LOADER_NAME.search(part) for name in mentions(node.iter) for part in name.split(".")
         )
         loop = self._enter_loop(node, over_loader)
+        if iterable.kind is Kind.MODULE or _iterates_modules(node.iter):
+            loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
-        self._bind(node.target, node.iter, iterable if iterable.attached else UNKNOWN, node)
+        element = iterable.part() if iterable.attached else UNKNOWN
+        if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
+            element = UNKNOWN
+            parts = [self.values.get(id(arg.value), UNKNOWN) for arg in node.iter.args]
+            if isinstance(node.target, cst.Tuple):
+                offset = 1 if last_identifier(node.iter.func) == "enumerate" else 0
+                values = [NUMBER] * offset + [p.part() if p.attached else UNKNOWN for p in parts]
+                element = tuple_of(values) if len(values) == len(node.target.elements) else UNKNOWN
+        self._bind(node.target, node.iter, element, node)
         self._block(_body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
@@ -509,6 +855,7 @@ class _Walker:
     def _enter_loop(self, node: Union[cst.For, cst.While], over_loader: bool) -> Loop:
         attached = frozenset(key for key, value in self.env.items() if value.attached)
         loop = Loop(node, self.loop, over_loader=over_loader, start=self.context.seq + 1, attached_on_entry=attached)
+        loop.in_module_method = self.in_module_method
         self.loops.append(loop)
         return loop
 
@@ -557,6 +904,7 @@ class _Walker:
         if done is not None:
             return done
         name = node.name.value
+        cls = self.context.owner.get(id(node))
         no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or name in self.context.no_grad_callees or any(
             self.context.aliases.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             in vocab.NO_GRAD_CALLABLES
@@ -566,27 +914,66 @@ class _Walker:
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
         self.context.top = self.context.def_tops.get(id(node), outer_top)
-        walker = _Walker(self.context, node, name, no_grad=no_grad, per_batch=per_batch)
-        for param in node.params.params:
-            walker.env[param.name.value] = UNKNOWN
+        qualified = f"{cls}.{name}" if cls else name
+        walker = _Walker(self.context, node, qualified, no_grad=no_grad, per_batch=per_batch, cls=cls)
+        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        for index, param in enumerate(params):
+            key = param.name.value
+            walker.parameters.append(key)
+            walker.local_names.add(key)
+            if index == 0 and cls is not None and key == "self":
+                walker.env[key] = Value(State.DETACHED, Kind.MODULE if self.context.classes[cls].is_module else Kind.INSTANCE, cls=cls)
+            elif walker._is_evident_module(key):
+                walker.env[key] = Value(State.DETACHED, Kind.MODULE)
+            elif walker._is_backwarded(key):
+                walker.env[key] = Value(State.ATTACHED, params=frozenset({index}))
+            else:
+                walker.env[key] = parameter(index)
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                walker.local_names.add(star.name.value)
+                walker.env[star.name.value] = UNKNOWN
         function = walker.run(_body(node.body))
         self.context.top = outer_top
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function
         return function
 
-    def _note_module_binding(self, key: str, value_node: cst.BaseExpression) -> None:
-        if not isinstance(value_node, cst.Call):
+    def _record_call_result(self, key: str, value_node: cst.BaseExpression) -> None:
+        """``key = callee(...)``: for the evidence pass (is the callee a module?)."""
+        call = _strip_access(value_node)
+        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+            call = call.func.value  # ``net(x).view(...)``, ``f(x).sum()``
+        if not isinstance(call, cst.Call):
             return
-        name = self.context.aliases.qualify(value_node.func) or ""
-        last = name.rsplit(".", 1)[-1]
-        if name.startswith("torch.nn.") and last[:1].isupper():
-            (self.context.loss_keys if last.endswith("Loss") else self.context.module_keys).add(key)
-        elif last in self.context.module_classes or last.endswith(_MODULE_WRAPPERS):
-            self.context.module_keys.add(key)
-        elif isinstance(value_node.func, cst.Attribute) and value_node.func.attr.value in _MODULE_CONVERSIONS:
-            if dotted(value_node.func.value) in self.context.module_keys:
-                self.context.module_keys.add(key)
+        callee = dotted(call.func)
+        if callee is None:
+            return
+        definition = self._resolve(call.func)
+        name = self.context.aliases.qualify(call.func) or callee
+        if definition is not None:
+            cls = self.context.owner.get(id(definition))
+            qualified = f"{cls}.{definition.name.value}" if cls else definition.name.value
+            self.context.observations.call_results.append((self.function, key, callee, True, qualified))
+            return
+        head = callee.split(".", 1)[0]
+        receiver = self.env.get(callee.rsplit(".", 1)[0]) if "." in callee else None
+        if name.startswith(("torch.", "numpy.", "np.", "math.")) or callee in vocab.DETACHING_CALLABLES:
+            return
+        if callee in vocab.PASSING_BUILTINS or head in ("super",):
+            return
+        if receiver is not None and receiver.kind not in (Kind.UNKNOWN, Kind.INSTANCE, Kind.MODULE):
+            return  # a method of a tensor, a number or an optimizer
+        if "." in callee and (call.func.attr.value in vocab.DETACHING_METHODS or call.func.attr.value in vocab.MODULE_SELF_METHODS
+                              or call.func.attr.value in _TENSOR_METHODS):
+            return
+        if "." in callee and callee.rsplit(".", 1)[0] in self.function.sources_of(set()) | self._data_names():
+            return
+        self.context.observations.call_results.append((self.function, key, callee, False, callee))
+
+    def _data_names(self) -> set[str]:
+        """Names bound to values (not callables) so far: method calls on them are not modules."""
+        return {key for key, value in self.env.items() if value.kind in (Kind.TENSOR, Kind.NUMBER, Kind.TUPLE, Kind.CONTAINER) or value.params}
 
     # ----------------------------------------------------------------- expressions
     def evaluate(self, node: cst.BaseExpression) -> Value:
@@ -596,63 +983,88 @@ class _Walker:
 
     def _evaluate(self, node: cst.BaseExpression) -> Value:
         if isinstance(node, cst.Name):
-            if node.value in ("True", "False", "None"):
-                return DETACHED
+            if node.value in ("True", "False"):
+                return NUMBER
+            if node.value == "None":
+                return NONE
             self._read(node.value)
-            return self.env.get(node.value, UNKNOWN)
+            return self._lookup(node.value)
         if isinstance(node, cst.Attribute):
             return self._attribute(node)
         if isinstance(node, cst.Call):
             return self._call(node)
         if isinstance(node, cst.Subscript):
             container = self.evaluate(node.value)
+            index: Optional[int] = None
             for element in node.slice:
                 if isinstance(element.slice, cst.Index):
                     self.evaluate(element.slice.value)
+                    if isinstance(element.slice.value, cst.Integer):
+                        index = int(element.slice.value.value)
+                    elif isinstance(element.slice.value, cst.UnaryOperation) and isinstance(element.slice.value.expression, cst.Integer):
+                        index = -int(element.slice.value.expression.value)
                 elif isinstance(element.slice, cst.Slice):
                     for part in (element.slice.lower, element.slice.upper, element.slice.step):
                         if part is not None:
                             self.evaluate(part)
             if self.no_grad:
                 return DETACHED
-            return container if container.attached else UNKNOWN
+            if container.elements is not None and index is not None and len(node.slice) == 1:
+                return container.element(index)
+            if container.kind is Kind.TENSOR:
+                return container
+            return container.part()
         if isinstance(node, cst.BinaryOperation):
             left, right = self.evaluate(node.left), self.evaluate(node.right)
-            return DETACHED if self.no_grad else merge(left, right)
+            if self.no_grad:
+                return combine(left, right).with_state(State.DETACHED)
+            if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
+                return join(left, right)
+            return combine(left, right)
         if isinstance(node, cst.UnaryOperation):
             operand = self.evaluate(node.expression)
-            if isinstance(node.operator, cst.Not) or self.no_grad:
-                return DETACHED
+            if isinstance(node.operator, cst.Not):
+                return NUMBER
+            if self.no_grad:
+                return operand.with_state(State.DETACHED)
             return operand
         if isinstance(node, cst.BooleanOperation):
-            return merge(self.evaluate(node.left), self.evaluate(node.right))
+            return join(self.evaluate(node.left), self.evaluate(node.right))
         if isinstance(node, cst.Comparison):
             self.evaluate(node.left)
             for comparison in node.comparisons:
                 self.evaluate(comparison.comparator)
-            return DETACHED  # comparisons give bool tensors, which carry no graph
+            return DETACHED  # comparisons give bools or bool tensors, which carry no graph
         if isinstance(node, cst.IfExp):
             self.evaluate(node.test)
-            return merge(self.evaluate(node.body), self.evaluate(node.orelse))
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            return join(self.evaluate(node.body), self.evaluate(node.orelse))
+        if isinstance(node, cst.Tuple):
+            return tuple_of([self.evaluate(element.value) for element in node.elements])
+        if isinstance(node, (cst.List, cst.Set)):
             elements = [self.evaluate(element.value) for element in node.elements]
-            return merge(*elements) if elements else DETACHED
+            inner = tuple_of(elements)
+            return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params)
         if isinstance(node, cst.Dict):
             parts: list[Value] = []
             for entry in node.elements:
                 if isinstance(entry, cst.DictElement):
                     self.evaluate(entry.key)
                 parts.append(self.evaluate(entry.value))
-            return merge(*parts) if parts else DETACHED
+            inner = tuple_of(parts)
+            return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            return self._comprehension(node)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            element = self._comprehension(node)
+            return Value(element.state, Kind.CONTAINER, element.double_backward, params=element.params)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+            return NUMBER
+        if isinstance(node, cst.Ellipsis):
             return DETACHED
         if isinstance(node, cst.FormattedString):
             for content in node.parts:
                 if isinstance(content, cst.FormattedStringExpression):
                     self.evaluate(content.expression)
-            return DETACHED
+                    self._number_read(content.expression)
+            return NUMBER
         if isinstance(node, cst.Lambda):
             return DETACHED
         if isinstance(node, cst.NamedExpr):
@@ -663,7 +1075,8 @@ class _Walker:
             return self.evaluate(node.expression if isinstance(node, cst.Await) else node.value)
         if isinstance(node, cst.Yield):
             if isinstance(node.value, cst.BaseExpression):
-                self.evaluate(node.value)
+                self.returns.append(self.evaluate(node.value))
+                self.function.consumed.update(mentions(node.value))
             return UNKNOWN
         return UNKNOWN
 
@@ -676,10 +1089,25 @@ class _Walker:
                 self._read(prefix)
             if key in self.env:
                 return self.env[key]
-            base = self.env.get(key.rsplit(".", 1)[0], UNKNOWN)
+            owner = key.rsplit(".", 1)[0]
+            base = self._lookup(owner)
+            if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None:
+                attribute = self._class_attribute(base.cls, node.attr.value)
+                if attribute is not None:
+                    return attribute
+            if key.startswith("self.") or self._is_evident_module(key):
+                looked = self._lookup(key)
+                if looked is not UNKNOWN:
+                    return looked
         if node.attr.value in vocab.DETACHING_ATTRIBUTES:
-            return DETACHED
-        return base if base.attached else UNKNOWN
+            return NUMBER if node.attr.value in ("shape", "ndim", "dtype", "device", "requires_grad", "is_leaf") else DETACHED_TENSOR
+        if base.kind is Kind.MODULE:
+            return UNKNOWN  # a submodule or a config attribute
+        if base.detached and base.kind not in (Kind.INSTANCE, Kind.OPTIMIZER, Kind.LOADER):
+            return DETACHED  # a field of an output computed without grad
+        if base.attached:
+            return base.part()
+        return Value(State.UNKNOWN, params=base.params) if base.params else UNKNOWN
 
     def _comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]) -> Value:
         saved: dict[str, Optional[Value]] = {}
@@ -688,7 +1116,7 @@ class _Walker:
             iterable = self.evaluate(clause.iter)
             for key in mentions(clause.target):
                 saved.setdefault(key, self.env.get(key))
-                self.env[key] = iterable if iterable.attached else UNKNOWN
+                self.env[key] = iterable.part() if iterable.attached or iterable.params else UNKNOWN
             for condition in clause.ifs:
                 self.evaluate(condition.test)
             clause = clause.inner_for_in
@@ -704,6 +1132,37 @@ class _Walker:
                 self.env[key] = previous
         return value
 
+    def _number_read(self, node: cst.BaseExpression) -> None:
+        for key in data_mentions(node):
+            self.context.observations.number_reads.add((id(self.function), key))
+
+    # ----------------------------------------------------------------- calls
+    def _resolve(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The function or method of this file a callee names, through classes and their bases."""
+        if isinstance(func, cst.Name):
+            if func.value in self.context.classes:
+                return self.context.method(func.value, "__init__")
+            definitions = self.context.functions.get(func.value)
+            if definitions:
+                return definitions[-1]
+            return None
+        if not isinstance(func, cst.Attribute):
+            return None
+        method = func.attr.value
+        owner = self.values.get(id(func.value))
+        if owner is None:
+            key = dotted(func.value)
+            owner = self._lookup(key) if key is not None else UNKNOWN
+        if owner.cls is not None:
+            return self.context.method(owner.cls, method)
+        if owner.kind is Kind.UNKNOWN and not owner.params and dotted(func.value) is not None:
+            # An object whose class the file does not show: a method defined by exactly one class
+            # of the file, with effects (``meter.update``), is that class's.
+            candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
+            if len(candidates) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
+                return candidates[0]
+        return None
+
     def _call(self, node: cst.Call) -> Value:
         func = node.func
         receiver = UNKNOWN
@@ -715,9 +1174,10 @@ class _Walker:
             self.evaluate(func)
         arguments = [self.evaluate(arg.value) for arg in node.args]
         self._call_events(node, receiver, arguments)
+        value = self._call_value(node, receiver, arguments)
         if self.no_grad:
-            return DETACHED
-        return self._call_value(node, receiver, arguments)
+            return value.with_state(State.DETACHED) if value.state is not State.DETACHED else value
+        return value
 
     def _call_value(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> Value:
         func = node.func
@@ -725,123 +1185,345 @@ class _Walker:
         identifier = last_identifier(func) or ""
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         positional = [value for arg, value in zip(node.args, arguments) if arg.keyword is None and not arg.star]
+        key = dotted(func)
 
         if name in vocab.AUTOGRAD_GRAD:
             if is_true(keyword(node, "create_graph")):
-                return Value(State.ATTACHED, double_backward=True)
+                return Value(State.ATTACHED, Kind.UNKNOWN, double_backward=True)
             return DETACHED if keyword(node, "create_graph") is None or _is_false(keyword(node, "create_graph")) else UNKNOWN
-        if name in vocab.DETACHING_CALLABLES or method in vocab.DETACHING_METHODS:
-            return DETACHED
+        if method in ("item", "tolist") or name in ("float", "int", "bool", "len", "str", "round", "repr", "format"):
+            if method is None:
+                for arg in node.args:
+                    self._number_read(arg.value)
+            else:
+                self._number_read(func.value)
+            return NUMBER
+        if name in vocab.DETACHING_CALLABLES:
+            return DETACHED_TENSOR if name.startswith("torch.") else NUMBER if name in _NUMBER_BUILTINS else DETACHED
+        if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
+            return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
+        definition = self._resolve(func)
+        if definition is not None and definition.name.value != "__init__":
+            return self._apply_summary(node, definition, receiver, arguments)
+        if definition is not None or (isinstance(func, cst.Name) and func.value in self.context.classes):
+            cls_name = func.value if isinstance(func, cst.Name) else ""
+            if definition is not None:
+                self._apply_summary(node, definition, UNKNOWN, arguments, construct=True)
+            info = self.context.classes.get(cls_name)
+            return Value(State.DETACHED, Kind.MODULE if info is not None and info.is_module else Kind.INSTANCE, cls=cls_name)
+        constructed = self._constructed(node, name, identifier, positional)
+        if constructed is not None:
+            return constructed
         if "detach" in identifier.lower() or "repackage" in identifier.lower():
             return DETACHED
         if name.startswith(("numpy.", "np.", "math.")):
-            return DETACHED
-        key = dotted(func)
-        if self._is_loss_call(key, identifier, name):
-            return self._loss_value(positional, arguments)
+            return NUMBER
         if name.endswith("functional_call"):
-            return ATTACHED
+            self._mark_loops(forward=True)
+            return Value(State.ATTACHED)
+        if name.startswith(vocab.DISTRIBUTION_PREFIX):
+            return combine(*arguments) if arguments else UNKNOWN
         if name.startswith("torch."):
-            if name.startswith(("torch.nn.", "torch.optim.")) and identifier[:1].isupper():
-                return DETACHED  # constructing a module or optimizer
             if name.startswith(("torch.utils.", "torch.cuda.", "torch.distributed.", "torch.backends.")):
                 return UNKNOWN
-            return merge(*arguments) if arguments else UNKNOWN
-        if receiver.attached:
-            return receiver  # a tensor method: .sum(), .mean(), .cpu(), .to(), .view() keep the graph
+            return combine(*arguments) if arguments else UNKNOWN
+        if receiver.kind is Kind.MODULE and method is not None:
+            if method in vocab.MODULE_SELF_METHODS:
+                return receiver
+            if method in vocab.MODULE_PLAIN_METHODS:
+                return DETACHED
+            return self._forward(receiver, arguments)
+        if receiver.attached or (receiver.kind is Kind.TENSOR):
+            if method in vocab.IN_PLACE_UPDATES:
+                return receiver
+            return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
+        if receiver.params and method is not None:
+            return Value(State.UNKNOWN, params=receiver.params)  # a parameter's method: depends on the argument
+        callee = self._lookup(key) if key is not None else UNKNOWN
+        if callee.kind is Kind.MODULE:
+            return self._forward(callee, arguments)
+        if callee.kind is Kind.FUNCTION_MODULE:
+            return combine(*arguments) if arguments else UNKNOWN
+        if callee.kind is Kind.LOSS_FUNCTION:
+            return self._loss_value(positional, arguments)
+        if method in vocab.PASSING_WRAPPERS and len(arguments) > 1:
+            return tuple_of(arguments)
+        if method in vocab.PASSING_WRAPPERS and len(arguments) == 1:
+            return arguments[0]
+        if method == "step" and receiver.kind is Kind.OPTIMIZER and node.args:
+            closure = self._resolve(node.args[0].value) if isinstance(node.args[0].value, cst.Name) else None
+            if closure is not None:
+                return self._apply_summary(node, closure, UNKNOWN, [])
+        if self._is_loss_call(key, identifier, name):
+            return self._loss_value(positional, arguments)
         if self._is_model_call(func, key, identifier):
-            return ATTACHED
-        if isinstance(func, cst.Attribute) and method in vocab.FORWARD_METHODS:
-            owner = last_identifier(func.value)
-            if owner is not None and (
-                owner == "self" or vocab.MODEL_NAME.match(owner) or dotted(func.value) in self.context.module_keys
-            ):
-                return ATTACHED
-        summary = self._summary(func, identifier)
-        if summary is not None:
-            return summary
+            return self._forward(Value(State.DETACHED, Kind.MODULE), arguments)
         if isinstance(func, cst.Name) and identifier in vocab.PASSING_BUILTINS:
-            return merge(*arguments) if arguments else UNKNOWN
+            if identifier in ("list", "tuple", "sorted", "reversed"):
+                inner = combine(*arguments) if arguments else DETACHED
+                return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
+            return combine(*arguments) if arguments else UNKNOWN
+        if any(a.attached for a in arguments):
+            for loop in self.loops:
+                loop.opaque_calls = True
         return UNKNOWN
+
+    def _forward(self, module: Value, arguments: list[Value]) -> Value:
+        """A module's forward pass: its output is attached (outside no-grad), whatever it is called."""
+        self._mark_loops(forward=True)
+        if self.loops and not self.no_grad:
+            for effect, hook, store_node in self.context.hooks:
+                self._apply_hook(effect, hook, store_node)
+        cls = module.cls or ""
+        if cls in ("torch.nn.LSTM",):
+            return tuple_of([ATTACHED, tuple_of([ATTACHED, ATTACHED])])
+        if cls in ("torch.nn.GRU", "torch.nn.RNN"):
+            return tuple_of([ATTACHED, ATTACHED])
+        if cls.startswith("torch.nn."):
+            return ATTACHED
+        return Value(State.ATTACHED)
+
+    def _constructed(self, node: cst.Call, name: str, identifier: str, positional: list[Value]) -> Optional[Value]:
+        """What a constructor or factory call builds, from the knowledge table."""
+        last = name.rsplit(".", 1)[-1]
+        if name.startswith("torch.nn.") and last[:1].isupper() and "." not in name[len("torch.nn."):]:
+            if last.endswith("Loss"):
+                return Value(State.DETACHED, Kind.LOSS_FUNCTION)
+            if last in vocab.PARAMETER_FREE_MODULES:
+                return Value(State.DETACHED, Kind.FUNCTION_MODULE)
+            if last in vocab.NOT_MODULES:
+                return DETACHED
+            return Value(State.DETACHED, Kind.MODULE, cls=name)
+        if name.startswith("torch.optim.") and last[:1].isupper() and not any(part in name for part in vocab.NOT_OPTIMIZERS):
+            return Value(State.DETACHED, Kind.OPTIMIZER)
+        if name in vocab.LOADER_CONSTRUCTORS:
+            return Value(State.DETACHED, Kind.LOADER)
+        if name.startswith(vocab.MODULE_FACTORIES):
+            if name in ("torch.compile", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script") and positional:
+                inner = positional[0]
+                return inner if inner.kind is Kind.MODULE else Value(State.DETACHED, Kind.MODULE)
+            return Value(State.DETACHED, Kind.MODULE)
+        if identifier in ("DistributedDataParallel", "DataParallel", "DDP", "FSDP", "FullyShardedDataParallel"):
+            return Value(State.DETACHED, Kind.MODULE)
+        if identifier == "from_pretrained" and isinstance(node.func, cst.Attribute):
+            owner = last_identifier(node.func.value) or ""
+            if owner.endswith(vocab.NOT_MODULE_PRETRAINED):
+                return DETACHED
+            return Value(State.DETACHED, Kind.MODULE)
+        if node.args and _is_parameters_call(node.args[0].value) and last[:1].isupper():
+            return Value(State.DETACHED, Kind.OPTIMIZER)  # ``AdamW(model.parameters(), lr=...)``
+        if identifier[:1].isupper() and ("Optim" in identifier or identifier in ("AdamW", "Adam", "SGD", "Lion", "Adafactor")):
+            return Value(State.DETACHED, Kind.OPTIMIZER)
+        if identifier.endswith("GradScaler"):
+            return Value(State.DETACHED, Kind.OPTIMIZER, cls="GradScaler")
+        return None
+
+    def _apply_summary(
+        self, node: cst.Call, definition: cst.FunctionDef, receiver: Value, arguments: list[Value], construct: bool = False
+    ) -> Value:
+        """A call of a function of this file: its summary applied to the arguments."""
+        if id(definition) in self.context.in_progress:
+            return UNKNOWN  # recursion: the summary is not known yet
+        callee = self.walk_function(definition, inherited_no_grad=False)
+        summary = callee.summary
+        self.context.observations.called.add(callee.name)
+        bound = self._bind_arguments(node, summary, receiver, arguments)
+        self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
+        per_batch_callee = definition.name.value in vocab.PER_BATCH_METHODS
+        if not per_batch_callee:
+            self._apply_effects(node, summary, bound)
+        if construct:
+            return UNKNOWN
+        result = substitute(summary.returns, bound)
+        if summary.no_grad and result.state is not State.DETACHED:
+            result = result.with_state(State.DETACHED)
+        return result
+
+    def _bind_arguments(self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value]) -> dict[int, Value]:
+        """Parameter position -> argument value (``self`` is position 0 for a method)."""
+        names = list(summary.parameters)
+        bound: dict[int, Value] = {}
+        offset = 0
+        if names and names[0] in ("self", "cls") and isinstance(node.func, cst.Attribute):
+            bound[0] = receiver
+            offset = 1
+        position = offset
+        for arg, value in zip(node.args, arguments):
+            if arg.star:
+                continue
+            if arg.keyword is not None:
+                if arg.keyword.value in names:
+                    bound[names.index(arg.keyword.value)] = value
+                continue
+            bound[position] = value
+            position += 1
+        return bound
+
+    def _target_at_call(self, node: cst.Call, target: str, summary: Summary) -> Optional[str]:
+        """The caller's key for a summary's effect target."""
+        func = node.func
+        if target.startswith("self."):
+            if not isinstance(func, cst.Attribute):
+                return None
+            owner = dotted(func.value)
+            return f"{owner}.{target[len('self.'):]}" if owner is not None else None
+        if target.startswith("arg"):
+            head, _, rest = target.partition(".")
+            index = int(head[3:])
+            names = list(summary.parameters)
+            offset = 1 if names and names[0] in ("self", "cls") and isinstance(func, cst.Attribute) else 0
+            argument_nodes = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            name = names[index] if index < len(names) else ""
+            keyword_nodes = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+            argument = keyword_nodes.get(name)
+            if argument is None and 0 <= index - offset < len(argument_nodes):
+                argument = argument_nodes[index - offset]
+            owner = dotted(argument) if argument is not None else None
+            if owner is None:
+                return None
+            return f"{owner}.{rest}" if rest else owner
+        return target
+
+    def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value]) -> None:
+        statement = self.statement
+        for effect in summary.effects:
+            key = self._target_at_call(node, effect.target, summary)
+            if key is None:
+                continue
+            value = substitute(effect.value, bound)
+            via = f"{effect.where}"
+            outside = self._outside_target(key)
+            if outside is not None and (value.attached or value.params) and effect.kind != "reset":
+                self._effect(replace(effect, target=outside, value=value))
+            elif outside is not None and effect.kind == "reset":
+                self._effect(replace(effect, target=outside))
+            for prefix in _prefixes(key):
+                self._read(prefix)
+            if effect.kind == "reset":
+                self.env[key] = value
+                self._binding(statement, key, DETACHED, set(), via=via)
+                continue
+            if not value.attached:
+                continue
+            self._locate(node)
+            if effect.kind == "store":
+                self.function.stores.append(
+                    Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", node, value, frozenset({"<call>"}), via)
+                )
+            elif effect.kind == "accumulate":
+                self._accumulation(node, node.func, key, effect.method or "+=", node, value, via)
+            elif effect.kind == "carry":
+                self._binding(statement, key, value, mentions(node), fed=True, via=via)
+                self.env[key] = value
+
+    def _apply_hook(self, effect: Effect, hook: Function, store_node: cst.CSTNode) -> None:
+        """A forward hook's store runs on every forward pass of the hooked module: report it
+        where the hook stores, in the loop that runs the forward passes."""
+        value = substitute(effect.value, {i: ATTACHED for i in range(len(hook.summary.parameters))})
+        if not value.attached or effect.target.startswith(("arg", "self.")):
+            return
+        key = effect.target
+        for prefix in _prefixes(key):
+            self._read(prefix)
+        self.function.stores.append(
+            Store(store_node, self.context.next_seq(), self.loop, self.function, cst.Name(key), key,
+                  effect.method or "append", cst.Name("output"), value, frozenset({"<call>"}), f"forward hook {hook.name}")
+        )
 
     def _is_loss_call(self, key: Optional[str], identifier: str, name: str) -> bool:
         return (
-            (key is not None and key in self.context.loss_keys)
-            or bool(vocab.LOSS_NAME.match(identifier))
+            bool(vocab.LOSS_NAME.match(identifier))
             or bool(vocab.FUNCTIONAL_LOSS.match(name))
             or identifier in self.context.settings.loss_names
         )
 
     def _is_model_call(self, func: cst.BaseExpression, key: Optional[str], identifier: str) -> bool:
+        """Name fallback, used only where the file shows nothing about the callee."""
         if key == "self":
             return True  # a module calling its own forward, as Lightning's training_step does
-        if key is not None and key in self.context.module_keys:
+        if self._is_evident_module(key):
             return True
         if identifier in self.context.settings.model_names:
             return True
+        if key is not None and self._lookup(key).kind is not Kind.UNKNOWN:
+            return False  # the file says what it is, and it is not a module
         if not vocab.MODEL_NAME.match(identifier):
             return False
         if isinstance(func, cst.Attribute):
             # ``self.encoder(x)`` and ``model.backbone(x)`` are submodules; ``cfg.model(...)`` is not.
             owner = dotted(func.value)
             return owner is not None and (
-                owner == "self" or owner in self.context.module_keys or bool(vocab.MODEL_NAME.match(owner.rsplit(".", 1)[-1]))
+                owner == "self" or self._lookup(owner).kind is Kind.MODULE or bool(vocab.MODEL_NAME.match(owner.rsplit(".", 1)[-1]))
             )
         return True
 
     def _loss_value(self, positional: list[Value], arguments: list[Value]) -> Value:
         """A loss of graph-attached predictions is attached; of unknown ones, assumed attached."""
-        attached = merge(*arguments) if arguments else UNKNOWN
+        attached = combine(*arguments) if arguments else UNKNOWN
         if attached.attached:
-            return attached
-        if positional and positional[0].state is State.DETACHED:
-            return DETACHED  # criterion(pred.detach(), y) or computed under no_grad
+            return tensor(State.ATTACHED, double_backward=attached.double_backward)
+        if positional and positional[0].detached:
+            return DETACHED_TENSOR  # criterion(pred.detach(), y) or computed under no_grad
+        params = frozenset().union(*(a.params for a in arguments)) if arguments else frozenset()
+        if params:
+            return Value(State.UNKNOWN, Kind.TENSOR, params=params)
         return ATTACHED
-
-    def _summary(self, func: cst.BaseExpression, identifier: str) -> Optional[Value]:
-        """The return value of a function or method defined in this file, walked on demand."""
-        if isinstance(func, cst.Attribute) and dotted(func.value) != "self":
-            return None
-        definitions = self.context.definitions.get(identifier)
-        if not definitions:
-            return None
-        results = []
-        for definition in definitions:
-            if id(definition) in self.context.in_progress:
-                return UNKNOWN  # recursion
-            results.append(self.walk_function(definition, inherited_no_grad=False).returns)
-        return merge(*results)
 
     def _call_events(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> None:
         func = node.func
         name = self.context.aliases.qualify(func) or ""
         method = func.attr.value if isinstance(func, cst.Attribute) else None
+        receiver_key = dotted(func.value) if isinstance(func, cst.Attribute) else None
+        if method == "eval" and not node.args:
+            self.function.summary.evaluates = True
+        if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE):
+            if not (method == "eval" and node.args):
+                self.context.observations.module_uses.add(next(self._evidence_keys(receiver_key)))
         if method in vocab.BACKWARD_METHODS or name in vocab.AUTOGRAD_GRAD or name in vocab.AUTOGRAD_BACKWARD:
             self._backward(node, name, method)
         elif method == "step" and isinstance(func, cst.Attribute):
             owner = last_identifier(func.value) or ""
-            if vocab.OPTIMIZER_NAME.match(owner) or owner.endswith("scaler"):
-                for loop in self.loops:
-                    loop.has_optimizer_step = True
+            if receiver.kind is Kind.OPTIMIZER or vocab.OPTIMIZER_NAME.match(owner) or owner.endswith("scaler"):
+                self._mark_loops(step=True)
+        elif method in ("register_forward_hook",) and node.args:
+            hook = self._resolve(node.args[0].value)
+            if hook is not None:
+                function = self.walk_function(hook, inherited_no_grad=False)
+                store_nodes = function.effect_nodes
+                for effect in function.summary.effects:
+                    if effect.kind == "store" and not effect.target.startswith("arg") and id(effect) in store_nodes:
+                        self.context.hooks.append((effect, function, store_nodes[id(effect)]))
         elif method in vocab.STORING_METHODS and isinstance(func, cst.Attribute):
             key = target_key(func.value)
             if key is None:
                 return
             for arg, value in zip(node.args, arguments):
                 self._flow(mentions(arg.value), key)
+                if value.attached or value.params:
+                    self._store(node, func.value, key, method, arg.value, value, frozenset({"<append>"}))
                 if value.attached:
-                    self._locate(node)
-                    self.function.stores.append(
-                        Store(node, self.context.next_seq(), self.loop, self.function, func.value, key, method, arg.value, value)
-                    )
-                    self.env[key] = merge(self.env.get(key, UNKNOWN), value)
+                    self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
+        elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and receiver_key is not None:
+            if any(a.attached for a in arguments) and not self.no_grad:
+                # ``self.running_mean.mul_(m).add_(x.mean(0))``: a buffer updated from the graph
+                self._binding(self.statement, receiver_key, ATTACHED, mentions(node), fed=True)
+                self.env[receiver_key] = ATTACHED
+                outside = self._outside_target(receiver_key)
+                if outside is not None:
+                    self._effect(Effect("carry", outside, ATTACHED, self._where(), 0, method))
         elif method in ("detach_", "clear") and isinstance(func, cst.Attribute):
             key = dotted(func.value)
             if key is not None:
                 self.env[key] = DETACHED
                 self._binding(node, key, DETACHED, set())
+                outside = self._outside_target(key)
+                if outside is not None:
+                    self._effect(Effect("reset", outside, DETACHED, self._where(), 0, method))
         elif method in vocab.GRAD_RESET_METHODS and not _is_false(keyword(node, "set_to_none")):
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
+        elif _is_logging(node) or name in ("print",):
+            for arg in node.args:
+                self._number_read(arg.value)
 
     def _backward(self, node: cst.Call, name: str, method: Optional[str]) -> None:
         func = node.func
@@ -859,6 +1541,9 @@ class _Walker:
             owner_is_tensor = self.values.get(id(func.value), UNKNOWN).attached or not positional
             outputs = func.value if owner_is_tensor else positional[0]
         output_mentions = frozenset(mentions(outputs)) if outputs is not None else frozenset()
+        if outputs is not None:
+            for key in data_mentions(outputs):
+                self.context.observations.backward_keys.append((self.function, key, self._loop_id()))
         event = BackwardCall(
             node,
             self.context.next_seq(),
@@ -874,16 +1559,61 @@ class _Walker:
         self._locate(node, event.retain_graph, event.create_graph)
         self.function.backwards.append(event)
         self.function.backward_mentions.update(event.mentions)
-        for loop in self.loops:
-            loop.has_backward = True
+        self._mark_loops(backward=True)
         if kind == "grad" and event.create_graph is not None:
             self.function.double_backward_grads.append(event)
+
+
+#: Tensor methods that keep a value a tensor (evidence the receiver is data, not a module).
+_TENSOR_METHODS = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "double", "view", "reshape", "permute", "transpose",
+     "squeeze", "unsqueeze", "contiguous", "flatten", "sum", "mean", "max", "min", "clone",
+     "expand", "repeat", "split", "chunk", "softmax", "log_softmax", "sigmoid", "tanh", "exp",
+     "log", "abs", "pow", "norm", "type_as", "masked_fill", "gather", "index_select", "t"}
+)
+#: Method names too common to resolve by name alone to the one class of the file defining them.
+_COMMON_METHODS = frozenset(
+    {"step", "zero_grad", "backward", "forward", "train", "eval", "to", "cuda", "cpu", "item",
+     "append", "extend", "add", "get", "items", "keys", "values", "pop", "clear", "copy", "sum",
+     "mean", "view", "reshape", "save", "load", "run", "call", "update_parameters", "state_dict",
+     "load_state_dict", "parameters", "named_parameters", "close", "log", "write", "read", "reset"}
+)
+_NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "round", "isinstance", "hash", "id", "format"})
+
+
+def _is_parameters_call(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
+        node = node.args[0].value  # ``list(model.parameters())``, ``chain(...)``
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+        "parameters", "named_parameters"
+    )
+
+
+def _iterates_modules(node: cst.BaseExpression) -> bool:
+    """``self.layers``, ``model.children()``, ``zip(self.blocks, ...)``: one forward, module by module."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+        "children", "modules", "named_children", "named_modules", "parameters", "named_parameters"
+    ):
+        return True
+    if isinstance(node, cst.Call) and last_identifier(node.func) in ("zip", "enumerate", "reversed"):
+        return any(_iterates_modules(arg.value) for arg in node.args)
+    key = dotted(node)
+    return key is not None and key.startswith("self.") and any(
+        word in key.rsplit(".", 1)[-1].lower() for word in ("layer", "block", "head", "stage", "module")
+    )
+
+
+def _is_sum_of_list(call: cst.Call, key: str) -> bool:
+    """``sum([total, loss])``: an accumulation written as a call."""
+    return (
+        isinstance(call.func, cst.Name)
+        and call.func.value == "sum"
+        and len(call.args) == 1
+        and isinstance(call.args[0].value, (cst.List, cst.Tuple))
+        and any(dotted(element.value) == key for element in call.args[0].value.elements)
+    )
 
 
 def _is_logging(call: cst.Call) -> bool:
     name = (dotted(call.func) or "").lower()
     return name == "print" or any(word in name for word in vocab.LOGGING_WORDS)
-
-
-def _is_false(arg: Optional[cst.Arg]) -> bool:
-    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"

@@ -7,6 +7,10 @@ from typing import Iterable, Optional
 import libcst as cst
 
 
+#: The aliases PyTorch code uses by convention, for snippets that leave out their imports.
+_CONVENTIONAL = {"nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
+
+
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of names and attributes, else None (calls, subscripts, ...)."""
     parts: list[str] = []
@@ -67,7 +71,7 @@ class ImportAliases:
         if name is None:
             return None
         head, _, rest = name.partition(".")
-        target = self._aliases.get(head)
+        target = self._aliases.get(head, _CONVENTIONAL.get(head) if rest else None)
         if target is None:
             return name
         return f"{target}.{rest}" if rest else target

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Final, Optional
 
-from torchleak.analysis.vocabulary import LOADER_NAME
+from torchleak.analysis.torch_knowledge import LOADER_NAME
 
 #: Short module-level statements (imports, ``model = Net()``) are kept for the names they bind.
 _SHORT_STATEMENT_LINES: Final = 20

@@ -34,7 +34,7 @@ def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
     return any(
         binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
         for function in facts.functions
-        if function.node is not loop.node and function.name not in _RUN_ONCE
+        if function.node is not loop.node and function.name.rsplit(".", 1)[-1] not in _RUN_ONCE
         for binding in function.bindings
     )
 
@@ -46,6 +46,56 @@ _RUN_ONCE: Final = frozenset({"__init__", "__post_init__", "__new__", "setup", "
 def backwarded_later(function: Function, key: str) -> bool:
     """Whether anything computed from ``key`` reaches a backward call in the same function."""
     return bool(function.derived_from({key}) & function.backward_mentions)
+
+
+def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
+    """Whether a function of the file differentiates what ``key`` holds: REINFORCE's
+    ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``."""
+    if not key.startswith("self.") and "." not in key and not any(
+        key in function.backward_mentions for function in facts.functions
+    ):
+        pass
+    attribute = key.rsplit(".", 1)[-1]
+    for function in facts.functions:
+        if not function.backwards:
+            continue
+        for source in function.sources_of(function.backward_mentions):
+            if source == key or ("." in key and "." in source and source.rsplit(".", 1)[-1] == attribute):
+                return True
+    return False
+
+
+def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
+    """A sum or list built by a loop that never backwards, then returned: a meta-loss or a
+    micro-batch sum when a caller in the file backwards it; an accumulation nobody in the file
+    reads as a number is given the same benefit of the doubt."""
+    function = event.function
+    if event.key not in function.returned_keys or loop.has_backward or loop.has_optimizer_step:
+        return False
+    if function.summary.evaluates:
+        return False  # ``model.eval()`` first: an evaluation pass, not a loss to backward
+    evidence = facts.evidence
+    name = function.name
+    if evidence is None:
+        return True
+    if name in evidence.backwarded_results:
+        return True
+    if isinstance(event, Accumulation):
+        return name not in evidence.numeric_results
+    return name not in evidence.called
+
+
+def bounded_by_outer_step(event: Held, loop: Loop) -> bool:
+    """An accumulator reset by an outer loop that steps the optimizer after the inner one
+    (micro-batches of one step) holds at most one step, not the whole run."""
+    if loop.has_optimizer_step or loop.per_batch_method or not loop.has_backward:
+        return False
+    outer = loop.parent
+    while outer is not None:
+        if outer.has_optimizer_step and not outer.outlives_iteration(event.key):
+            return True
+        outer = outer.parent
+    return False
 
 
 def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterator[tuple[Held, Loop]]:
@@ -60,7 +110,9 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
             if event.value.double_backward != double_backward:
                 continue
             loop = leaking_loop(event, facts)
-            if loop is None or backwarded_later(function, event.key):
+            if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key):
+                continue
+            if returned_on_purpose(facts, event, loop) or bounded_by_outer_step(event, loop):
                 continue
             if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
                 continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step

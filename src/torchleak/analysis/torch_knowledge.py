@@ -1,7 +1,10 @@
-"""What names mean in training code: models, losses, loaders, optimizers, grad-mode switches.
+"""What torch (and the libraries around it) means, in one table keyed by qualified names:
+constructors that give modules, optimizers, losses and loaders; calls and methods whose
+results carry no graph; grad-mode switches; backward and optimizer-step calls.
 
-These are heuristics over qualified names and identifiers. Each list errs towards silence:
-a callee we cannot classify makes its result "unknown", and no rule reports unknown values.
+The interpreter, the pre-filter and the fixes read this module and no list of their own.
+The identifier patterns at the end (``MODEL_NAME``, ``LOSS_NAME``, ...) are a fallback used
+only where the file gives no evidence; each errs towards silence.
 """
 
 from __future__ import annotations
@@ -115,3 +118,63 @@ STORING_METHODS: Final = frozenset({"append", "extend", "insert", "appendleft", 
 GRAD_RESET_METHODS: Final = frozenset({"zero_grad"})
 #: Words in a callee's dotted name that mark a logging call, which reads a value and drops it.
 LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summary", "pbar", "set_postfix")
+
+
+# ------------------------------------------------------------------ constructors -> kinds
+#: ``torch.nn`` classes without parameters: their output is attached only if their input is.
+PARAMETER_FREE_MODULES: Final = frozenset(
+    {
+        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
+        "Tanh", "Softmax", "LogSoftmax", "Softmin", "Softplus", "Softsign", "Hardtanh",
+        "Hardswish", "Hardsigmoid", "Tanhshrink", "Threshold", "GLU", "LogSigmoid", "Dropout",
+        "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Identity", "Flatten", "Unflatten",
+        "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+        "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "UpsamplingNearest2d",
+        "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d",
+        "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d", "CosineSimilarity",
+        "PairwiseDistance", "ChannelShuffle",
+    }
+)
+#: ``torch.nn`` names that are not modules one calls for a forward pass.
+NOT_MODULES: Final = frozenset({"Parameter", "ParameterList", "ParameterDict", "Buffer", "ModuleList", "ModuleDict"})
+#: Qualified callables that build a module with parameters from a name or another module.
+MODULE_FACTORIES: Final = (
+    "timm.create_model", "torch.hub.load", "torchvision.models.", "torch.compile",
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script",
+)
+#: ``X.from_pretrained`` gives a module unless ``X`` names one of these.
+NOT_MODULE_PRETRAINED: Final = ("Tokenizer", "Processor", "Config", "FeatureExtractor", "ImageProcessor")
+#: Methods of a module that return the module itself.
+MODULE_SELF_METHODS: Final = frozenset(
+    {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_",
+     "apply", "type", "to_empty", "share_memory"}
+)
+#: Methods of a module that compute no graph (the rest run part of the forward pass).
+MODULE_PLAIN_METHODS: Final = frozenset(
+    {
+        "parameters", "named_parameters", "state_dict", "load_state_dict", "children",
+        "named_children", "modules", "named_modules", "buffers", "named_buffers", "zero_grad",
+        "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+        "register_backward_hook", "register_buffer", "register_parameter", "add_module",
+        "get_submodule", "get_parameter", "generate", "save_pretrained", "num_parameters",
+        "extra_repr", "init_hidden", "init_state", "reset_parameters", "get_input_embeddings",
+        "resize_token_embeddings", "gradient_checkpointing_enable", "tie_weights", "print_trainable_parameters",
+    }
+)
+#: Calls on a module or tensor that are evidence the receiver is a module.
+MODULE_EVIDENCE_METHODS: Final = frozenset(
+    {"parameters", "named_parameters", "named_modules", "modules", "children", "buffers", "eval"}
+)
+#: ``torch.optim`` members that are not optimizers.
+NOT_OPTIMIZERS: Final = frozenset({"lr_scheduler", "swa_utils", "Optimizer"})
+#: Callables that wrap objects and hand them back in order (``accelerator.prepare(m, opt, dl)``).
+PASSING_WRAPPERS: Final = frozenset({"prepare", "setup", "initialize"})
+LOADER_CONSTRUCTORS: Final = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+#: Tensor methods that run an in-place update of the receiver from their arguments.
+IN_PLACE_UPDATES: Final = frozenset({"add_", "mul_", "sub_", "div_", "addcmul_", "addcdiv_", "lerp_", "copy_", "mul_add_"})
+#: ``torch.distributions`` constructors: their ``log_prob``/``entropy``/``rsample`` keep the graph
+#: of their parameters.
+DISTRIBUTION_PREFIX: Final = "torch.distributions."
+#: Calls that read a value as a Python number (evidence a result is meant as a number).
+NUMBER_READS: Final = frozenset({"item", "tolist", "float", "int", "round", "print", "format", "str"})

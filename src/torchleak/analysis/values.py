@@ -1,0 +1,206 @@
+"""The one abstract value of the analysis: graph state x kind, per element for tuples.
+
+A value is plain data (no tree nodes), so that function summaries built from it can be
+compared, cached and applied at call sites. ``params`` makes a value symbolic inside a
+summary: "attached if argument i is attached".
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Optional, Sequence
+
+
+class State(enum.Enum):
+    """Whether a value is attached to the autograd graph."""
+
+    ATTACHED = "attached"
+    DETACHED = "detached"  # known to carry no graph: .item(), .detach(), no_grad, literals
+    UNKNOWN = "unknown"  # no rule reports what it cannot classify
+
+
+class Kind(enum.Enum):
+    """What a value is, as far as the file shows."""
+
+    TENSOR = "tensor"
+    NUMBER = "number"  # a Python int/float/bool/str: never carries a graph
+    NONE = "none"
+    MODULE = "module"  # an nn.Module with parameters: calling it records a graph
+    FUNCTION_MODULE = "parameter-free module"  # nn.ReLU(), nn.Softmax(): passes its input's state
+    OPTIMIZER = "optimizer"
+    LOSS_FUNCTION = "loss function"
+    LOADER = "loader"
+    TUPLE = "tuple"  # per-element values in ``elements``
+    CONTAINER = "container"  # list, dict, deque: ``state`` says whether it holds attached tensors
+    INSTANCE = "instance"  # an object of a class defined in the file (``cls``)
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Value:
+    state: State = State.UNKNOWN
+    kind: Kind = Kind.UNKNOWN
+    #: Derived from ``torch.autograd.grad(..., create_graph=True)``.
+    double_backward: bool = False
+    #: For ``Kind.TUPLE``: the value of each element.
+    elements: Optional[tuple[Value, ...]] = None
+    #: For instances and modules of a class defined in the file: its name.
+    cls: Optional[str] = None
+    #: Inside a summary: the parameter positions whose attachment this value inherits.
+    params: frozenset[int] = frozenset()
+
+    @property
+    def attached(self) -> bool:
+        return self.state is State.ATTACHED
+
+    @property
+    def detached(self) -> bool:
+        return self.state is State.DETACHED
+
+    @property
+    def is_tensor(self) -> bool:
+        """Known to be a tensor (a fix may call tensor methods on it)."""
+        return self.kind is Kind.TENSOR
+
+    @property
+    def is_number(self) -> bool:
+        return self.kind is Kind.NUMBER
+
+    @property
+    def is_module(self) -> bool:
+        return self.kind is Kind.MODULE
+
+    def element(self, index: int) -> Value:
+        """The value of ``self[index]`` when it is a tuple with known elements."""
+        if self.elements is not None and -len(self.elements) <= index < len(self.elements):
+            return self.elements[index]
+        if self.kind is Kind.TUPLE and self.elements is not None:
+            return UNKNOWN
+        return self.part()
+
+    def part(self) -> Value:
+        """A value taken out of this one (an element, an attribute, a slice) with unknown shape."""
+        if self.elements is not None:
+            return join(*self.elements)
+        if self.attached:
+            return Value(State.ATTACHED, Kind.UNKNOWN, self.double_backward, params=self.params)
+        return Value(State.UNKNOWN, params=self.params)
+
+    def with_state(self, state: State) -> Value:
+        return replace(self, state=state, elements=None if state is State.DETACHED else self.elements)
+
+
+UNKNOWN = Value()
+ATTACHED = Value(State.ATTACHED, Kind.TENSOR)
+DETACHED = Value(State.DETACHED)
+NUMBER = Value(State.DETACHED, Kind.NUMBER)
+NONE = Value(State.DETACHED, Kind.NONE)
+DETACHED_TENSOR = Value(State.DETACHED, Kind.TENSOR)
+
+
+def tensor(state: State, *, double_backward: bool = False, params: frozenset[int] = frozenset()) -> Value:
+    return Value(state, Kind.TENSOR, double_backward and state is State.ATTACHED, params=params)
+
+
+def tuple_of(elements: Sequence[Value]) -> Value:
+    """A tuple (or list literal unpacked like one): attached if an element is."""
+    state = _joined_state(elements) if elements else State.DETACHED
+    return Value(
+        state,
+        Kind.TUPLE,
+        any(e.double_backward for e in elements),
+        tuple(elements),
+        params=frozenset().union(*(e.params for e in elements)) if elements else frozenset(),
+    )
+
+
+def _joined_state(values: Sequence[Value]) -> State:
+    if any(value.attached for value in values):
+        return State.ATTACHED
+    if values and all(value.detached for value in values):
+        return State.DETACHED
+    return State.UNKNOWN
+
+
+def join(*values: Value) -> Value:
+    """The value of something that is one of ``values`` (branches, loop iterations)."""
+    if not values:
+        return DETACHED
+    first = values[0]
+    if all(value == first for value in values):
+        return first
+    state = _joined_state(values)
+    kinds = {value.kind for value in values}
+    kind = kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+    elements = None
+    if kind is Kind.TUPLE:
+        lengths = {len(value.elements) if value.elements is not None else -1 for value in values}
+        if len(lengths) == 1 and -1 not in lengths:
+            elements = tuple(join(*parts) for parts in zip(*(value.elements or () for value in values)))
+        else:
+            kind = Kind.UNKNOWN
+    classes = {value.cls for value in values}
+    return Value(
+        state,
+        kind,
+        any(v.double_backward for v in values if v.attached),
+        elements,
+        classes.pop() if len(classes) == 1 else None,
+        frozenset().union(*(value.params for value in values)),
+    )
+
+
+def combine(*values: Value) -> Value:
+    """The value computed from ``values`` by arithmetic or a tensor function: attached if any input is."""
+    if not values:
+        return UNKNOWN
+    state = _joined_state(values)
+    kinds = {value.kind for value in values}
+    if Kind.TENSOR in kinds or state is State.ATTACHED:
+        kind = Kind.TENSOR
+    elif kinds <= {Kind.NUMBER, Kind.NONE}:
+        kind = Kind.NUMBER
+    else:
+        kind = Kind.UNKNOWN
+    return Value(
+        state,
+        kind,
+        any(v.double_backward for v in values if v.attached),
+        params=frozenset().union(*(value.params for value in values)),
+    )
+
+
+def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
+    """A summary's value at a call site: ``params`` replaced by the arguments' attachment."""
+    if value.elements is not None:
+        elements = tuple(substitute(element, arguments) for element in value.elements)
+        inner = tuple_of(elements)
+        return Value(inner.state if value.kind is Kind.TUPLE else _joined_state([value.with_state(value.state), inner]),
+                     value.kind, inner.double_backward or value.double_backward, elements, value.cls)
+    if not value.params:
+        return value
+    inherited = [arguments[i] for i in value.params if i in arguments]
+    if value.attached or any(a.attached for a in inherited):
+        state = State.ATTACHED
+    elif value.detached:
+        state = State.DETACHED
+    elif inherited and len(inherited) == len(value.params) and all(a.detached for a in inherited):
+        state = State.DETACHED  # computed only from what it was given, and all of that is detached
+    else:
+        state = State.UNKNOWN
+    double = value.double_backward or any(a.double_backward for a in inherited if a.attached)
+    kind = value.kind
+    if kind is Kind.UNKNOWN and state is State.ATTACHED:
+        kind = Kind.TENSOR if all(a.kind is Kind.TENSOR for a in inherited) and inherited else Kind.UNKNOWN
+    return Value(state, kind, double and state is State.ATTACHED, None, value.cls)
+
+
+def parameter(index: int) -> Value:
+    """The symbolic value of a function's parameter while its summary is built."""
+    return Value(State.UNKNOWN, Kind.UNKNOWN, params=frozenset({index}))
+
+
+def concrete(values: Iterable[Value]) -> list[Value]:
+    """The values with their symbolic parameter dependence dropped."""
+    return [replace(value, params=frozenset()) for value in values]

@@ -418,7 +418,7 @@ class _Walker:
         self.parameters: list[str] = []
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
-        self.in_module_method = cls is not None and context.classes[cls].is_module and not per_batch
+        self.in_module_method = cls is not None and context.classes[cls].is_module
         if per_batch and isinstance(node, cst.FunctionDef):
             self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
 

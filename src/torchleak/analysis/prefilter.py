@@ -83,11 +83,9 @@ _SELF_STATE: Final = re.compile(
 
 
 def _may_hold_a_finding(text: str) -> bool:
-    """A loop with a backward or optimizer step, or a loop over a loader, or create_graph."""
-    return "create_graph" in text or (
-        _LOOP.search(text) is not None
-        and (_STEP.search(text) is not None or _LOADER_LOOP.search(text) is not None)
-    )
+    """A loop (the analysis classifies loops by what their bodies run, which a regular
+    expression cannot tell), ``create_graph``, or a forward hook."""
+    return "create_graph" in text or "register_forward_hook" in text or _LOOP.search(text) is not None
 
 
 def _summarise(statement: ast.stmt, text: str, per_batch: re.Pattern[str], lines: list[str]) -> _Summary:
@@ -170,12 +168,20 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
     if not any(summary.relevant for summary in summaries):
         return Plan(0, (), frozenset(no_grad_callees))
 
-    kept = {index for index, summary in enumerate(summaries) if summary.relevant}
+    # Summaries flow both ways (a caller's use of a result decides a callee's finding, a class
+    # defined anywhere decides what a call builds): once anything is relevant, all of the file is.
+    kept = set(range(len(body)))
     # The functions kept code calls, so that their return values are known (closure by name).
     definers: dict[str, set[int]] = {}
     for index, statement in enumerate(body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             definers.setdefault(statement.name, set()).add(index)
+        elif isinstance(statement, ast.ClassDef):
+            # A class is needed where it is built or one of its methods is called (``meter.update``).
+            definers.setdefault(statement.name, set()).add(index)
+            for member in statement.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    definers.setdefault(member.name, set()).add(index)
     pending = list(kept)
     while pending:
         for name in _CALLED.findall(texts[pending.pop()]):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import io
 import os
 import sys
@@ -16,15 +15,14 @@ from typing import Optional, TextIO, TypeVar
 
 from torchleak import __version__
 from torchleak.analysis.settings import Settings
-from torchleak.config import Config, ConfigError, PerFileIgnores, find, load, parse_codes, parse_per_file_ignores
-from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, check_source
-from torchleak.fix import offered_fixes
-from torchleak.fix import run as run_fix
-from torchleak.formats import FORMATS, FileReport, rule_name
+from torchleak.config import Config, ConfigError, PerFileIgnores, find_from, load, load_cached, parse_codes, parse_per_file_ignores
+from torchleak.discovery import Exclusions, discover, excluded_by_name
+from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, SYNTAX_CODE, check_source
+from torchleak.fix import fix_files, offered_fixes
+from torchleak.formats import FORMATS, FileReport, TextStyle, rule_name, write_notes, write_statistics, write_text
 from torchleak.notebooks import NotebookError, extract, is_notebook
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
 
-DEFAULT_EXCLUDE = (".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg", ".venv", "venv", ".svn", ".hg", ".bzr", "CVS", ".ipynb_checkpoints")
 #: Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16
 EXIT_STATUS = "Exit status: 0 no findings, 1 findings or files that could not be read or parsed, 2 usage or configuration error."
@@ -64,68 +62,35 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Settings come from [tool.torchleak] in the nearest pyproject.toml above the paths; "
         "a flag given here replaces the key of the same name. " + EXIT_STATUS,
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (recursive: *.py, *.ipynb); - reads stdin")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (recursive: *.py, *.ipynb; default: .); - reads stdin")
     # Options that [tool.torchleak] can also set default to None: "not given here".
     parser.add_argument("--select", type=_codes, help="codes or prefixes to report (default: TLK1,TLK2,TLK3)")
     parser.add_argument("--ignore", type=_codes, help="codes or prefixes to leave out")
     parser.add_argument("--extend-select", type=_codes, help="codes to add to --select, e.g. TLK900")
     parser.add_argument("--per-file-ignores", type=_per_file_ignores, metavar="PATTERN:CODES", help="codes to leave out in files matching a glob; pairs separated by spaces")
-    parser.add_argument("--exclude", type=_comma_list, metavar="GLOBS", help="glob patterns of paths to skip, besides .git, .venv and the like")
-    parser.add_argument("--force-exclude", action="store_true", help="apply exclusions to files named on the command line too (as pre-commit does)")
+    parser.add_argument("--exclude", type=_comma_list, metavar="GLOBS", help="glob patterns of paths to skip, besides .git, .venv, build and the like")
+    parser.add_argument("--force-exclude", action="store_true", help="apply exclusions to files named on the command line and to --stdin-display-name too (as pre-commit needs)")
+    parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None, help="also walk into what .gitignore and .git/info/exclude ignore")
     parser.add_argument("--model-names", type=_comma_list, help="extra callables that run a model")
     parser.add_argument("--loss-names", type=_comma_list, help="extra callables that compute a loss")
     parser.add_argument("--per-batch-methods", type=_comma_list, help="extra methods called once per batch")
     parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.torchleak] from this file instead of searching")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     parser.add_argument("--format", choices=tuple(FORMATS), default="text", help="output format (default: text)")
+    parser.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument("--show-source", action="store_true", help="text format: show the source line of each finding")
+    parser.add_argument("--statistics", action="store_true", help="count the findings of each code instead of listing them (text, json)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print the findings only: no summary, notes or warnings")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    parser.add_argument("--fix", action="store_true", help="apply the safe fixes in place; report how many were fixed and what is left")
+    parser.add_argument("--fix", action="store_true", help="apply the safe fixes in place (notebooks too); report what is left")
     parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them")
-    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply fixes that may change behaviour")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply (with --fix, --diff) or count as fixable (alone) the fixes that may change behaviour")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
     parser.add_argument("--stdin-display-name", default="stdin", help="the name to report for input read from stdin")
-    parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
+    parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule (code or name, e.g. accumulated-loss) and exit")
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     parser.add_argument("--version", action="version", version=f"torchleak {__version__}")
     return parser
-
-
-def _path_forms(path: str, root: str) -> tuple[str, ...]:
-    """What a glob is matched against: the path as given, relative to the config's directory, and its name."""
-    relative = os.path.relpath(os.path.abspath(path), root)
-    return Path(path).as_posix(), Path(relative).as_posix(), os.path.basename(path)
-
-
-def _matches(path: str, pattern: str, root: str) -> bool:
-    return any(fnmatch.fnmatch(form, pattern) for form in _path_forms(path, root))
-
-
-def _excluded(path: str, patterns: Sequence[str], root: str) -> bool:
-    parts = Path(path).parts
-    return any(fnmatch.fnmatch(part, pattern) for part in parts for pattern in patterns) or any(
-        _matches(path, pattern, root) for pattern in patterns
-    )
-
-
-def discover(paths: Sequence[str], exclude: Sequence[str], root: str = ".", force_exclude: bool = False) -> Iterator[str]:
-    """Python files and notebooks under ``paths`` in a stable order.
-
-    Files named explicitly are always linted, unless ``force_exclude`` (pre-commit names every file).
-    """
-    for raw in paths:
-        if raw == "-" or not os.path.isdir(raw):
-            if raw == "-" or not force_exclude or not _excluded(raw, exclude, root):
-                yield raw
-            continue
-        found: list[str] = []
-        for directory, directories, files in os.walk(raw):
-            directories[:] = sorted(d for d in directories if not _excluded(os.path.join(directory, d), exclude, root))
-            found.extend(
-                os.path.join(directory, name)
-                for name in files
-                if name.endswith((".py", ".ipynb")) and not _excluded(os.path.join(directory, name), exclude, root)
-            )
-        yield from sorted(found)
 
 
 def decode(data: bytes) -> str:
@@ -144,11 +109,13 @@ class _Job:
     settings: Settings
     per_file_ignores: PerFileIgnores = ()
     root: str = "."
-    #: Work out each finding's fix as text edits (for the json and sarif formats).
-    offer_fixes: bool = False
+    #: Work out each finding's fix (the fixable marker, the summary, json and sarif edits).
+    offer_fixes: bool = True
+    #: Keep the source lines (for --show-source).
+    keep_source: bool = False
 
     def ignore_for(self, path: str) -> tuple[str, ...]:
-        extra = [code for pattern, codes in self.per_file_ignores if _matches(path, pattern, self.root) for code in codes]
+        extra = [code for pattern, codes in self.per_file_ignores if Exclusions((pattern,), self.root).matches(path) for code in codes]
         return self.ignore + tuple(extra)
 
 
@@ -157,27 +124,67 @@ def _given(value: Optional[T], configured: Optional[T], default: T) -> T:
     return value if value is not None else configured if configured is not None else default
 
 
+class Resolver:
+    """The configuration of each file: the closest pyproject.toml with ``[tool.torchleak]`` (as
+    ruff resolves it), or the one ``--config`` names, or none with ``--isolated``; the flags
+    replace the keys of the same name everywhere. Raises ConfigError for an invalid table."""
+
+    def __init__(self, options: argparse.Namespace) -> None:
+        self.options = options
+        self._fixed: Optional[Config] = None
+        if options.isolated:
+            self._fixed = Config()
+        elif options.config is not None:
+            self._fixed = load(Path(options.config))
+        self._jobs: dict[Optional[Path], _Job] = {}
+
+    def config_for(self, directory: str) -> Config:
+        if self._fixed is not None:
+            return self._fixed
+        return load_cached(find_from(directory))
+
+    def job_for(self, path: str) -> _Job:
+        """The job for a file (or, for ``-``, the stdin display name or the working directory)."""
+        if path == "-":
+            name = self.options.stdin_display_name
+            directory = os.path.dirname(os.path.abspath(name)) if name != "stdin" else os.getcwd()
+        else:
+            directory = os.path.dirname(os.path.abspath(path))
+        config = self.config_for(directory)
+        job = self._jobs.get(config.path)
+        if job is None:
+            job = self._jobs[config.path] = self._job(config)
+        return job
+
+    def _job(self, config: Config) -> _Job:
+        options = self.options
+        return _Job(
+            select=_given(options.select, config.select, DEFAULT_SELECT) + _given(options.extend_select, config.extend_select, ()),
+            ignore=_given(options.ignore, config.ignore, ()),
+            settings=Settings(
+                model_names=frozenset(_given(options.model_names, config.model_names, ())),
+                loss_names=frozenset(_given(options.loss_names, config.loss_names, ())),
+                per_batch_methods=frozenset(_given(options.per_batch_methods, config.per_batch_methods, ())),
+            ),
+            per_file_ignores=_given(options.per_file_ignores, config.per_file_ignores, ()),
+            root=str(config.root),
+            keep_source=bool(getattr(options, "show_source", False)),
+        )
+
+    def exclusions_for(self, directory: str) -> Exclusions:
+        config = self.config_for(directory)
+        return Exclusions(_given(self.options.exclude, config.exclude, ()), str(config.root))
+
+    def respect_gitignore(self) -> bool:
+        return _given(self.options.respect_gitignore, self.config_for(os.getcwd()).respect_gitignore, True)
+
+
 def configure(options: argparse.Namespace) -> tuple[_Job, tuple[str, ...]]:
-    """The job and the exclusions for this run, from the flags and [tool.torchleak]; raises ConfigError."""
-    if options.isolated:
-        config = Config()
-    elif options.config is not None:
-        config = load(Path(options.config))
-    else:
-        named = [options.stdin_display_name if path == "-" and options.stdin_display_name != "stdin" else path for path in options.paths]
-        config = load(find(named))
-    job = _Job(
-        select=_given(options.select, config.select, DEFAULT_SELECT) + _given(options.extend_select, config.extend_select, ()),
-        ignore=_given(options.ignore, config.ignore, ()),
-        settings=Settings(
-            model_names=frozenset(_given(options.model_names, config.model_names, ())),
-            loss_names=frozenset(_given(options.loss_names, config.loss_names, ())),
-            per_batch_methods=frozenset(_given(options.per_batch_methods, config.per_batch_methods, ())),
-        ),
-        per_file_ignores=_given(options.per_file_ignores, config.per_file_ignores, ()),
-        root=str(config.root),
-    )
-    return job, DEFAULT_EXCLUDE + _given(options.exclude, config.exclude, ())
+    """The job for the first path and its exclusions (kept for scripts); raises ConfigError."""
+    resolver = Resolver(options)
+    first = (options.paths or ["."])[0]
+    directory = first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first))
+    return resolver.job_for(os.path.join(directory, "_")), resolver.exclusions_for(directory).patterns
 
 
 def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileReport:
@@ -197,30 +204,34 @@ def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileR
         return FileReport(path, error=f"cannot decode: {error}")
     except NotebookError as error:
         return FileReport(path, error=f"cannot read notebook: {error}")
-    result = check_source(source, select=job.select, ignore=job.ignore_for(path), settings=job.settings, apply_noqa=True)
+    ignore = job.ignore_for(path)
+    result = check_source(source, select=job.select, ignore=ignore, settings=job.settings, apply_noqa=True)
     fixes = {}
-    if job.offer_fixes and cells is None:  # a notebook's lines are not its file's lines
-        fixes = offered_fixes(source, result.findings, select=job.select, ignore=job.ignore_for(path), settings=job.settings)
-    return FileReport(path, result, source_lines=source.splitlines() if result.syntax_error else [], cells=cells, fixes=fixes)
+    if job.offer_fixes and result.findings:
+        fixes = offered_fixes(source, result.findings, select=job.select, ignore=ignore, settings=job.settings)
+    keep = result.syntax_error is not None or job.keep_source
+    return FileReport(path, result, source_lines=source.splitlines() if keep else [], cells=cells, fixes=fixes)
 
 
 def _lint_in_worker(arguments: tuple[str, _Job]) -> FileReport:
     return lint_path(*arguments)
 
 
-def lint_paths(paths: Sequence[str], job: _Job, jobs: int, stdin_name: str, progress: Optional[TextIO]) -> Iterator[FileReport]:
-    files = list(paths)
-    if "-" in files:
-        data = sys.stdin.buffer.read()
-        files.remove("-")
-        yield lint_path(stdin_name, job, stdin_data=data)
+def lint_paths(
+    paths: Sequence[tuple[str, _Job]], jobs: int, stdin_name: str, progress: Optional[TextIO], stdin_data: Optional[bytes] = None
+) -> Iterator[FileReport]:
+    files = [(path, job) for path, job in paths if path != "-"]
+    for path, job in paths:
+        if path == "-":
+            data = sys.stdin.buffer.read() if stdin_data is None else stdin_data
+            yield lint_path(stdin_name, job, stdin_data=data)
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             # map keeps the input order, so the output is the same for any --jobs.
-            reports = pool.map(_lint_in_worker, [(path, job) for path in files], chunksize=8)
+            reports = pool.map(_lint_in_worker, files, chunksize=8)
             yield from _with_progress(reports, len(files), progress)
     else:
-        yield from _with_progress((lint_path(path, job) for path in files), len(files), progress)
+        yield from _with_progress((lint_path(path, job) for path, job in files), len(files), progress)
 
 
 def _with_progress(reports: Iterator[FileReport], total: int, stream: Optional[TextIO]) -> Iterator[FileReport]:
@@ -234,17 +245,42 @@ def _with_progress(reports: Iterator[FileReport], total: int, stream: Optional[T
         stream.flush()
 
 
-def _progress_stream(file_count: int) -> Optional[TextIO]:
+def _progress_stream(file_count: int, quiet: bool) -> Optional[TextIO]:
     """A progress line on stderr only for an interactive terminal, never in CI or pipes."""
-    if file_count < 200 or os.environ.get("CI") or not sys.stderr.isatty() or not sys.stdout.isatty():
+    if quiet or file_count < 200 or os.environ.get("CI") or not sys.stderr.isatty() or not sys.stdout.isatty():
         return None
     return sys.stderr
 
 
+def use_color(stream: TextIO) -> bool:
+    """Colour for a terminal; ``NO_COLOR`` (any value) turns it off, ``FORCE_COLOR`` on
+    (https://no-color.org, https://force-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
 def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
-    parser.print_usage(sys.stderr)
+    """One line, as ruff prints it: the usage is for --help."""
     sys.stderr.write(f"torchleak: error: {message}\n")
     return 2
+
+
+def _explain(query: str) -> int:
+    from torchleak.docs import explain, lookup
+
+    code = lookup(query)
+    if code is None:
+        known = ", ".join(rule.code for rule in ALL_RULES)
+        sys.stderr.write(f"torchleak: error: no rule {query!r}; give a code or a name ({known}, {NOTICE_CODE}, {SYNTAX_CODE}; see --list-rules)\n")
+        return 2
+    sys.stdout.write(explain(code, terminal=sys.stdout.isatty()))
+    return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -254,40 +290,80 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     if options.list_rules:
+        from torchleak.docs import harm_label
+
         for rule in ALL_RULES:
-            print(f"{rule.code}  {rule.name:<28} {rule.harm}")
+            print(f"{rule.code}  {rule.name:<28} {harm_label(rule.harm)}")
         print(f"{NOTICE_CODE}  {rule_name(NOTICE_CODE):<28} notice (off unless selected)")
+        print(f"{SYNTAX_CODE}  {rule_name(SYNTAX_CODE):<28} error (on unless ignored)")
         return 0
     if options.explain:
-        from torchleak.docs import render
-
-        explained = RULES_BY_CODE.get(options.explain.strip().upper())
-        if explained is None:
-            return _usage_error(parser, f"unknown rule code {options.explain!r}; see --list-rules")
-        print(render(explained))
-        return 0
-    if not options.paths:
-        return _usage_error(parser, "give at least one PATH (or - for stdin)")
+        return _explain(options.explain)
     if options.jobs < 1:
         return _usage_error(parser, "--jobs must be at least 1")
+    if options.diff and options.format != "text":
+        return _usage_error(parser, f"--diff prints a unified diff; for --format {options.format}, run without --diff (each finding carries its fix) or with --fix")
+    if options.statistics and options.format not in ("text", "json"):
+        return _usage_error(parser, f"--statistics is printed as text or json, not {options.format}")
+    if options.statistics and (options.fix or options.diff):
+        return _usage_error(parser, "--statistics counts findings; it cannot be combined with --fix or --diff")
+    paths = options.paths or ["."]
     try:
-        job, exclude = configure(options)
+        resolver = Resolver(options)
+        found = discover(paths, resolver.exclusions_for, force_exclude=options.force_exclude, respect_gitignore=resolver.respect_gitignore())
+        targets = [(path, resolver.job_for(path)) for path in found.files]
     except ConfigError as error:
         sys.stderr.write(f"torchleak: error: {error}\n")
         return 2
-    files = list(discover(options.paths, exclude, job.root, options.force_exclude))
-    if options.fix or options.diff:
-        status = run_fix(
-            files, select=job.select, ignore_for=job.ignore_for, settings=job.settings,
-            unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
-        )
-        return 0 if options.exit_zero else status
-    job = replace(job, offer_fixes=options.format in ("json", "sarif"))
-    reports = list(lint_paths(files, job, options.jobs, options.stdin_display_name, _progress_stream(len(files))))
+    stdin_data: Optional[bytes] = None
+    if "-" in found.files and options.force_exclude and options.stdin_display_name != "stdin":
+        name = options.stdin_display_name
+        if excluded_by_name(name, resolver.exclusions_for(os.path.dirname(os.path.abspath(name)))):
+            # As ruff: an excluded buffer is not linted, and --fix hands it back unchanged.
+            stdin_data = sys.stdin.buffer.read()
+            targets = [(path, job) for path, job in targets if path != "-"]
+            if options.fix and not options.diff:
+                sys.stdout.buffer.write(stdin_data)
+    if not options.quiet:
+        for path in found.empty:
+            sys.stderr.write(f"torchleak: warning: {path}: no Python files or notebooks found\n")
+    unreadable = [FileReport(path, error=message) for path, message in found.unreadable]
+    out: TextIO = sys.stdout
+    opened: Optional[TextIO] = None
+    if options.output_file:
+        try:
+            opened = out = open(options.output_file, "w", encoding="utf-8")
+        except OSError as error:
+            sys.stderr.write(f"torchleak: error: cannot write {options.output_file}: {error.strerror or error}\n")
+            return 2
     try:
-        FORMATS[options.format](reports, sys.stdout, sys.stderr)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `torchleak ... | head`: stop quietly, as the docs of `signal` advise
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if options.fix or options.diff:
+            status = fix_files(
+                targets, unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
+                writer=FORMATS[options.format], out=out, err=sys.stderr, quiet=options.quiet,
+                color=opened is None and use_color(out), extra_reports=unreadable,
+            )
+            return 0 if options.exit_zero else status
+        progress = _progress_stream(len(targets), options.quiet)
+        reports = unreadable + list(lint_paths(targets, options.jobs, options.stdin_display_name, progress, stdin_data))
+        try:
+            style = TextStyle(
+                color=opened is None and use_color(out), show_source=options.show_source,
+                unsafe_fixes=options.unsafe_fixes, summary=not options.quiet,
+            )
+            if options.statistics:
+                write_statistics(reports, out, style, as_json=options.format == "json")
+            elif options.format == "text":
+                write_text(reports, out, sys.stderr, style)
+            else:
+                FORMATS[options.format](reports, out, sys.stderr)
+            if not options.quiet:
+                write_notes(reports, sys.stderr)
+            out.flush()
+        except BrokenPipeError:  # `torchleak ... | head`: stop quietly, as the docs of `signal` advise
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        if opened is not None:
+            opened.close()
     failed = any(report.failed for report in reports)
     return 0 if options.exit_zero or not failed else 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -26,6 +27,7 @@ KEYS: Final = (
     "model-names",
     "loss-names",
     "per-batch-methods",
+    "respect-gitignore",
 )
 _CODE_KEYS: Final = frozenset({"select", "ignore", "extend-select"})
 
@@ -51,6 +53,7 @@ class Config:
     model_names: Optional[tuple[str, ...]] = None
     loss_names: Optional[tuple[str, ...]] = None
     per_batch_methods: Optional[tuple[str, ...]] = None
+    respect_gitignore: Optional[bool] = None
 
     @property
     def root(self) -> Path:
@@ -84,6 +87,22 @@ def find(paths: Sequence[str]) -> Optional[Path]:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def find_from(directory: str) -> Optional[Path]:
+    """The nearest pyproject.toml with a ``[tool.torchleak]`` table in ``directory`` or above it
+    (the closest one applies to each file, as in ruff)."""
+    start = Path(os.path.abspath(directory))
+    candidate = start / "pyproject.toml"
+    if candidate.is_file() and _table(candidate) is not None:
+        return candidate
+    return None if start.parent == start else find_from(str(start.parent))
+
+
+@functools.lru_cache(maxsize=None)
+def load_cached(path: Optional[Path]) -> Config:
+    return load(path)
+
+
 def load(path: Optional[Path]) -> Config:
     """Read ``[tool.torchleak]`` from ``path``; ``Config()`` when there is none."""
     if path is None:
@@ -103,6 +122,11 @@ def load(path: Optional[Path]) -> Config:
             if not isinstance(value, dict) or not all(_is_strings(codes) for codes in value.values()):
                 raise ConfigError(f"{where} per-file-ignores must map glob patterns to lists of codes")
             values["per_file_ignores"] = parse_per_file_ignores(value.items(), f"{where} per-file-ignores")
+            continue
+        if key == "respect-gitignore":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} respect-gitignore must be true or false")
+            values["respect_gitignore"] = value
             continue
         if not _is_strings(value):
             raise ConfigError(f"{where} {key} must be a list of strings")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import re
+from pathlib import Path
 from textwrap import dedent, indent
+from typing import Optional
 
 from torchleak.rule import Rule
 from torchleak.rules import RULES_BY_CODE
@@ -17,13 +20,77 @@ HARM_WORDS = {
 }
 
 
-#: Where docs/rules is published; JSON and SARIF output link every finding to its page there.
-DOCS_URL = "https://github.com/torchleak/torchleak/blob/main/docs/rules/"
+#: The one short wording of each harm: ``--list-rules``, the rule index, SARIF tags and the README.
+HARM_LABELS = {"leak": "leak", "peak": "peak", "error": "crash or leak"}
+
+#: The rule pages (docs/rules) and evidence.md ship inside the package (pyproject.toml's
+#: force-include); a source checkout or an editable install reads them from docs/.
+_SHIPPED = Path(__file__).resolve().parent / "_docs"
+_CHECKOUT = Path(__file__).resolve().parent.parent.parent / "docs"
 
 
-def rule_url(code: str) -> str:
-    """The documentation page of ``code``; the notice TLK900 has none and links the rule index."""
-    return DOCS_URL + (f"{code}.md" if code in RULES_BY_CODE else "README.md")
+def harm_label(harm: str) -> str:
+    return HARM_LABELS.get(harm, harm)
+
+
+def rule_page(code: str) -> Optional[Path]:
+    """The page of ``code`` as installed with torchleak, or None (TLK900 and TLK999 have none)."""
+    if code not in RULES_BY_CODE:
+        return None
+    for docs in (_SHIPPED, _CHECKOUT):
+        page = docs / "rules" / f"{code}.md"
+        if page.is_file():
+            return page
+    return None
+
+
+def rule_url(code: str) -> Optional[str]:
+    """A ``file:`` URI of the rule's page shipped with the package (JSON ``url``, SARIF ``helpUri``)."""
+    page = rule_page(code)
+    return page.as_uri() if page is not None else None
+
+
+def rule_page_text(code: str) -> str:
+    """The full page of a rule: the shipped file, or rendered from the rule when it is missing."""
+    page = rule_page(code)
+    if page is not None:
+        return page.read_text(encoding="utf-8")
+    return render(RULES_BY_CODE[code])
+
+
+def lookup(query: str) -> Optional[str]:
+    """The code for a code or a rule name (``TLK101``, ``tlk101``, ``accumulated-loss``), or None."""
+    from torchleak.engine import NOTICE_CODE, SYNTAX_CODE
+
+    wanted = query.strip()
+    names = {rule.name: rule.code for rule in RULES_BY_CODE.values()}
+    names.update({"not-analysed": NOTICE_CODE, "syntax-error": SYNTAX_CODE})
+    if wanted.upper() in (*RULES_BY_CODE, NOTICE_CODE, SYNTAX_CODE):
+        return wanted.upper()
+    return names.get(wanted.lower().replace("_", "-"))
+
+
+_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s]+)\)")
+
+
+def explain(code: str, terminal: bool = False) -> str:
+    """``torchleak --explain``: the rule's page; in a terminal, its relative links become the
+    paths of the files they name, where those exist."""
+    from torchleak.formats import NOTICE_DESCRIPTION, SYNTAX_DESCRIPTION, rule_name
+
+    if code not in RULES_BY_CODE:
+        description = NOTICE_DESCRIPTION if code.endswith("900") else SYNTAX_DESCRIPTION
+        return f"# {code} `{rule_name(code)}`\n\n{description}\n"
+    text = rule_page_text(code)
+    page = rule_page(code)
+    if not terminal or page is None:
+        return text
+
+    def resolve(match: re.Match[str]) -> str:
+        target = (page.parent / match.group(1)).resolve()
+        return f"]({target})" if target.exists() else match.group(0)
+
+    return _LINK.sub(resolve, text)
 
 
 def summary(rule: type[Rule]) -> str:

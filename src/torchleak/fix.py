@@ -13,12 +13,14 @@ from __future__ import annotations
 import ast
 import difflib
 import io
+import json
+import re
 import sys
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Optional, TextIO, Union
+from typing import Any, Final, Optional, TextIO, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -27,6 +29,7 @@ from torchleak.analysis.flow import analyse
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
 from torchleak.engine import DEFAULT_SELECT, Result, check_source, is_selected
+from torchleak.notebooks import NotebookError, extract
 from torchleak.rule import Edit, Finding, Fix
 from torchleak.rules import ALL_RULES
 
@@ -380,70 +383,194 @@ def _plural(count: int, word: str = "finding") -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def run(
-    paths: Sequence[str],
+# --------------------------------------------------------------------------- notebooks
+
+
+_LINES: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+class NotebookFixError(ValueError):
+    """The fixed code could not be put back into the notebook's cells."""
+
+
+@dataclass
+class NotebookFix:
+    """What fixing a notebook's code cells gave: its new text, and the cells that changed."""
+
+    text: str
+    #: (cell number, source before, source after) of each changed cell.
+    changed_cells: list[tuple[int, str, str]]
+
+
+def _cell_text(cell: dict[str, object]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _dump_like(document: object, original: str) -> str:
+    """The document as JSON, written the way the original file was (nbformat writes indent 1,
+    sorted keys, unescaped text); so a notebook whose cells did not change is byte for byte the same."""
+    for indent in (1, 2, 4, None):
+        for sort_keys in (True, False):
+            for ensure_ascii in (False, True):
+                text = json.dumps(document, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
+                if text.rstrip("\n") == original.rstrip("\n"):
+                    return text + ("\n" if original.endswith("\n") else "")
+    return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def fix_notebook(text: str, fixed_source: str) -> NotebookFix:
+    """Put ``fixed_source`` (the fixed version of the notebook's joined code, see
+    ``notebooks.extract``) back into the code cells of ``text``; outputs, metadata and the other
+    cells are untouched, and IPython magics keep their original lines. Raises NotebookFixError."""
+    document = json.loads(text)
+    notebook = extract(text)
+    cells = document["cells"]
+    raw: dict[int, list[str]] = {number: _LINES.findall(_cell_text(cells[number - 1])) for number, _ in set(notebook.lines)}
+    before = [line + "\n" for line in notebook.source.split("\n")[:-1]]
+    after = _LINES.findall(fixed_source)
+    if len(before) != len(notebook.lines):
+        raise NotebookFixError("the notebook's lines do not map to its cells")
+    rebuilt: dict[int, list[str]] = {number: [] for number in raw}
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for operation, i1, i2, j1, j2 in matcher.get_opcodes():
+        if operation == "equal":
+            for index in range(i1, i2):
+                cell, line = notebook.lines[index]
+                rebuilt[cell].append(raw[cell][line - 1])
+            continue
+        owners = {notebook.lines[index][0] for index in range(i1, i2)}
+        if not owners:  # an insertion: at a cell's first line it follows the previous line
+            at = i1 - 1 if i1 == len(before) or (i1 > 0 and notebook.lines[i1][1] == 1) else i1
+            owners = {notebook.lines[max(at, 0)][0]}
+        if len(owners) != 1:
+            raise NotebookFixError("a fix spans two cells")
+        rebuilt[owners.pop()].extend(after[j1:j2])
+    changed = []
+    for number, lines in sorted(rebuilt.items()):
+        old = _cell_text(cells[number - 1])
+        new = "".join(lines)
+        if not old.endswith(("\n", "\r")) and new.endswith("\n"):
+            new = new[:-1]  # Jupyter stores a cell without its last newline
+        if new == old:
+            continue
+        changed.append((number, old, new))
+        source = cells[number - 1].get("source")
+        cells[number - 1]["source"] = new.splitlines(keepends=True) if isinstance(source, list) else new
+    result = _dump_like(document, text)
+    if extract(result).source != fixed_source:
+        raise NotebookFixError("the fixed cells do not give back the fixed code")
+    return NotebookFix(result, changed)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+Writer = Callable[..., None]
+
+
+def fix_files(
+    targets: Sequence[tuple[str, Any]],
     *,
-    select: Sequence[str] = DEFAULT_SELECT,
-    ignore_for: Callable[[str], Sequence[str]] = lambda path: (),
-    settings: Settings = Settings(),
     unsafe: bool = False,
     diff: bool = False,
     stdin_name: str = "stdin",
-    stdin: Optional[TextIO] = None,
+    writer: Optional[Writer] = None,
     out: Optional[TextIO] = None,
     err: Optional[TextIO] = None,
+    quiet: bool = False,
+    color: bool = False,
+    extra_reports: Sequence[Any] = (),
+    stdin: Optional[TextIO] = None,
 ) -> int:
-    """Fix ``paths`` in place (``-``: stdin to stdout), or with ``diff`` print what would change.
+    """Fix each (path, job) in place (``-``: stdin to stdout; notebooks: their code cells), or
+    with ``diff`` print what would change. ``job`` has ``select``, ``ignore_for(path)`` and
+    ``settings``.
 
-    Prints the findings left and a summary. Exit status: with ``diff``, 1 when something would
-    change; else 1 when findings remain or a file could not be read or parsed.
+    Prints the findings left with ``writer`` (the text format by default) and a summary. Exit
+    status: with ``diff``, 1 when something would change; else 1 when findings remain or a file
+    could not be read or parsed.
     """
+    from torchleak.formats import FileReport, TextStyle, write_text
+
     out = out or sys.stdout
     err = err or sys.stderr
     fixed = remaining = unsafe_available = 0
     changed_files = 0
-    failed = False
-    for path in paths:
+    failed = bool(extra_reports)
+    reports: list[FileReport] = list(extra_reports)
+    reads_stdin = any(path == "-" for path, _ in targets)
+    for path, job in targets:
         name = stdin_name if path == "-" else path
-        if path.endswith(".ipynb"):
-            err.write(f"{name}: notebooks are not fixed; lint them without --fix\n")
-            continue
+        notebook = name.endswith(".ipynb")
         try:
             if path == "-":
                 data = sys.stdin.buffer.read() if stdin is None else stdin.read().encode()
             else:
                 data = Path(path).read_bytes()
-            source, encoding = _read(data)
-        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
-            err.write(f"{name}: cannot read: {error}\n")
+            if notebook:
+                text, encoding = data.decode("utf-8-sig"), "utf-8"
+                parsed = extract(text)
+                source, cells = parsed.source, parsed.lines
+            else:
+                source, encoding = _read(data)
+                text, cells = source, None
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError, NotebookError) as error:
+            reports.append(FileReport(name, error=f"cannot read: {getattr(error, 'strerror', None) or error}"))
             failed = True
             continue
-        outcome = fix_source(source, select=select, ignore=ignore_for(name), settings=settings, unsafe=unsafe)
+        ignore = job.ignore_for(name)
+        outcome = fix_source(source, select=job.select, ignore=ignore, settings=job.settings, unsafe=unsafe)
+        new_text = outcome.source
+        changed_cells: list[tuple[int, str, str]] = []
+        if notebook and outcome.changed:
+            try:
+                result = fix_notebook(text, outcome.source)
+                new_text, changed_cells = result.text, result.changed_cells
+                cells = extract(new_text).lines
+            except (NotebookFixError, NotebookError, ValueError, KeyError) as error:
+                err.write(f"{name}: fixes not applied: {error}\n")
+                outcome = fix_source(source, select=job.select, ignore=ignore, settings=job.settings, max_passes=0)
+                new_text = text
         problem = outcome.result.syntax_error
         if problem is not None:
-            err.write(f"{name}:{problem.line}:{problem.column + 1}: syntax error: {problem.message} (left unchanged)\n")
+            reports.append(FileReport(name, outcome.result, source_lines=outcome.source.splitlines(), cells=cells))
             failed = True
+            if path == "-" and not diff:
+                out.write(text)
             continue
         fixed += outcome.fixed
         remaining += len(outcome.remaining)
         unsafe_available += outcome.unsafe_available
-        changed_files += outcome.changed
+        changed_files += new_text != text
         if diff:
-            out.writelines(
-                difflib.unified_diff(
-                    source.splitlines(keepends=True), outcome.source.splitlines(keepends=True), name, name
-                )
-            )
+            if changed_cells:
+                for number, old, new in changed_cells:
+                    label = f"{name}:cell {number}"
+                    out.writelines(difflib.unified_diff(_LINES.findall(old + "\n"), _LINES.findall(new + "\n"), label, label))
+            else:
+                out.writelines(difflib.unified_diff(_LINES.findall(text), _LINES.findall(new_text), name, name))
             continue
         if path == "-":
-            out.write(outcome.source)
-        elif outcome.changed:
-            Path(path).write_bytes(outcome.source.encode(encoding))
-        for finding in outcome.remaining:
-            (err if path == "-" else out).write(f"{name}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}\n")
+            out.write(new_text)
+        elif new_text != text:
+            Path(path).write_bytes(new_text.encode(encoding))
+        reports.append(FileReport(name, Result(outcome.remaining, skipped=outcome.result.skipped), cells=cells))
     more = f"; {unsafe_available} more fixable with --unsafe-fixes" if unsafe_available else ""
+    summary = err if diff or reads_stdin else out
     if diff:
-        err.write(f"Would fix {_plural(fixed)} in {_plural(changed_files, 'file')} ({remaining} remaining{more}).\n")
+        if not quiet:
+            err.write(f"Would fix {_plural(fixed)} in {_plural(changed_files, 'file')} ({remaining} remaining{more}).\n")
+        for report in reports:
+            if report.error is not None or report.result.syntax_error is not None:
+                write_text([report], err, err)
         return 1 if changed_files or failed else 0
-    (err if "-" in paths else out).write(f"Fixed {_plural(fixed)} ({remaining} remaining{more}).\n")
+    # The findings left: on stdout, unless stdout carries the fixed buffer.
+    stream = err if reads_stdin else out
+    if writer is None or writer is write_text:
+        write_text(reports, stream, err, TextStyle(color=color, summary=False))
+    else:
+        writer(reports, stream, err)
+    if not quiet:
+        summary.write(f"Fixed {_plural(fixed)} ({remaining} remaining{more}).\n")
     return 1 if remaining or failed else 0

@@ -1,15 +1,29 @@
-"""The flake8 adapter: no analysis here, and nothing that can raise into flake8's run."""
+"""The flake8 adapter: no analysis here, and nothing that can raise into flake8's run.
+
+The closest ``pyproject.toml`` with a ``[tool.torchleak]`` table to each file applies here as it
+does in the ``torchleak`` command, so that the editor (flake8) and CI agree; what is given to
+flake8 wins, key by key as on the command line: ``--torchleak-model-names`` (and the other two)
+replace the table's key; a TLK code named in flake8's ``select`` or ``extend-select`` replaces the
+table's ``select`` and ``extend-select``, one named in its ``ignore`` or ``extend-ignore`` the
+table's ``ignore``; flake8's ``per-file-ignores`` replaces the table's. ``--isolated``
+ignores the table.
+"""
 
 from __future__ import annotations
 
 import argparse
 import ast
-from collections.abc import Iterator
-from typing import Any, ClassVar
+import logging
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, Optional
 
 from torchleak import __version__
 from torchleak.analysis.settings import Settings
-from torchleak.engine import ALL_CODES, NOTICE_CODE, check_source, notice_selected
+from torchleak.engine import ALL_CODES, DEFAULT_SELECT, NOTICE_CODE, check_source, is_selected, notice_selected
+
+LOG = logging.getLogger(__name__)
 
 
 class Flake8Plugin:
@@ -23,9 +37,19 @@ class Flake8Plugin:
 
     # flake8 chooses a plugin's inputs by parameter name: ``tree`` makes this a per-file plugin
     # that receives the ast flake8 already parsed, so files we skip cost no parse at all.
-    def __init__(self, tree: ast.AST, lines: list[str]) -> None:
+    def __init__(self, tree: ast.AST, lines: list[str], filename: str = "stdin") -> None:
         self._tree = tree
         self._lines = lines
+        self._filename = filename
+
+    #: What flake8 was given: the three name lists (None: not given), and whether its own
+    #: options decide which TLK codes run and which files ignore them.
+    given_names: ClassVar[dict[str, Optional[tuple[str, ...]]]] = {}
+    flake8_selects_codes: ClassVar[bool] = False
+    flake8_ignores_codes: ClassVar[bool] = False
+    flake8_per_file_ignores: ClassVar[bool] = False
+    isolated: ClassVar[bool] = False
+    stdin_display_name: ClassVar[str] = "stdin"
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
@@ -46,27 +70,100 @@ class Flake8Plugin:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
-        cls.settings = Settings(
-            model_names=frozenset(getattr(options, "torchleak_model_names", None) or ()),
-            loss_names=frozenset(getattr(options, "torchleak_loss_names", None) or ()),
-            per_batch_methods=frozenset(getattr(options, "torchleak_per_batch_methods", None) or ()),
-        )
+        cls.given_names = {
+            key: tuple(value) if value else None
+            for key in ("model_names", "loss_names", "per_batch_methods")
+            for value in [getattr(options, f"torchleak_{key}", None)]
+        }
+        cls.settings = Settings(**{key: frozenset(value or ()) for key, value in cls.given_names.items()})
         cls.enabled = _any_code_selected(options)
         selected = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
         cls.notices = notice_selected(selected)
+        ignored = [*(getattr(options, "ignore", None) or ()), *(getattr(options, "extend_ignore", None) or ())]
+        cls.flake8_selects_codes = any(_names_tlk(code) for code in selected)
+        cls.flake8_ignores_codes = any(_names_tlk(code) for code in ignored)
+        cls.flake8_per_file_ignores = bool(getattr(options, "per_file_ignores", None))
+        # flake8 consumes --isolated before the options reach plugins: look at the command too.
+        cls.isolated = bool(getattr(options, "isolated", False)) or "--isolated" in sys.argv[1:]
+        cls.stdin_display_name = getattr(options, "stdin_display_name", None) or "stdin"
 
     def run(self) -> Iterator[tuple[int, int, str, type[Flake8Plugin]]]:
         if not self.enabled:
             return
         try:
+            table = None if self.isolated else _table_for(self._filename, self.stdin_display_name)
+            keep = _Filter(self, table) if table is not None else None
+            if keep is not None and keep.excluded:
+                return
+            settings = keep.settings if keep is not None else self.settings
             # flake8 filters codes itself (select, ignore, per-file-ignores, noqa), so ask for all.
-            result = check_source("".join(self._lines), select=ALL_CODES, tree=self._tree, settings=self.settings)
+            result = check_source("".join(self._lines), select=ALL_CODES, tree=self._tree, settings=settings)
         except Exception:  # check_source never raises; this guards flake8 against our bugs anyway
             return
         for finding in result.findings:
             if finding.code == NOTICE_CODE and not self.notices:
                 continue
+            if keep is not None and not keep.reports(finding.code):
+                continue
             yield finding.line, finding.column, finding.text, type(self)
+
+
+def _names_tlk(code: str) -> bool:
+    code = code.strip().upper()
+    return bool(code) and ("TLK".startswith(code) or code.startswith("TLK"))
+
+
+def _table_for(filename: str, stdin_display_name: str) -> Any:
+    """The configuration for ``filename`` (its closest ``[tool.torchleak]``), or None."""
+    from torchleak.config import ConfigError, find_from, load_cached
+
+    if filename in ("-", "stdin") or filename == stdin_display_name == "stdin":
+        directory = os.getcwd()
+    else:
+        directory = os.path.dirname(os.path.abspath(filename))
+    try:
+        path = find_from(directory)
+        return None if path is None else (filename, load_cached(path))
+    except ConfigError as error:  # flake8 has no way to report it: say so in its log, use flake8's own settings
+        LOG.warning("torchleak: %s", error)
+        return None
+
+
+class _Filter:
+    """What ``[tool.torchleak]`` decides for one file, where flake8 was not told otherwise."""
+
+    def __init__(self, plugin: Flake8Plugin, table: Any) -> None:
+        from torchleak.discovery import Exclusions, excluded_by_name
+
+        filename, config = table
+        root = str(config.root)
+        given = plugin.given_names
+
+        def names(key: str) -> frozenset[str]:
+            value = given.get(key)
+            return frozenset(value if value is not None else getattr(config, key) or ())
+
+        self.settings = Settings(
+            model_names=names("model_names"), loss_names=names("loss_names"), per_batch_methods=names("per_batch_methods")
+        )
+        # flake8's own --exclude handles its defaults; the table's patterns are applied here.
+        self.excluded = bool(config.exclude) and excluded_by_name(filename, Exclusions(tuple(config.exclude), root), defaults=False)
+        self.select: Optional[Sequence[str]] = None
+        self.ignore: tuple[str, ...] = ()
+        # As on the command line, each option given replaces the key of the same name.
+        if not plugin.flake8_selects_codes:
+            self.select = tuple(config.select if config.select is not None else DEFAULT_SELECT) + tuple(config.extend_select or ())
+        if not plugin.flake8_ignores_codes:
+            self.ignore = tuple(config.ignore or ())
+        if not plugin.flake8_per_file_ignores and config.per_file_ignores:
+            for pattern, codes in config.per_file_ignores:
+                if Exclusions((pattern,), root).matches(filename):
+                    self.ignore += tuple(codes)
+
+    def reports(self, code: str) -> bool:
+        if code == NOTICE_CODE:  # opt-in under flake8: flake8's --extend-select TLK900 decides
+            return is_selected(code, (code,), self.ignore)
+        return is_selected(code, self.select if self.select is not None else (code,), self.ignore)
 
 
 def _any_code_selected(options: argparse.Namespace) -> bool:

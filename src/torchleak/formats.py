@@ -12,8 +12,8 @@ from typing import Callable, Final, Optional, TextIO
 from urllib.parse import quote
 
 from torchleak import __version__
-from torchleak.docs import rule_url, summary
-from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, Result, is_selected
+from torchleak.docs import harm_label, rule_page_text, rule_url, summary
+from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, SYNTAX_CODE, Result, is_selected
 from torchleak.fix import Offer, json_fix, sarif_fixes
 from torchleak.rule import Finding
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
@@ -24,6 +24,12 @@ NOTICE_NAME: Final = "not-analysed"
 NOTICE_DESCRIPTION: Final = (
     "A file was not analysed (nested too deeply, too large, or not parsable by libcst), and why. "
     "Off unless selected explicitly (--extend-select TLK900)."
+)
+SYNTAX_NAME: Final = "syntax-error"
+SYNTAX_DESCRIPTION: Final = (
+    "The file is not valid Python (CPython's parser rejects it), so it was not analysed. Reported "
+    "whatever --select says; --ignore TLK999 (or per-file-ignores) silences it. Under flake8, "
+    "syntax errors are flake8's E999."
 )
 SARIF_SCHEMA: Final = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -60,24 +66,135 @@ class FileReport:
 
 
 def rule_name(code: str) -> str:
+    if code == SYNTAX_CODE:
+        return SYNTAX_NAME
     return RULES_BY_CODE[code].name if code in RULES_BY_CODE else NOTICE_NAME
 
 
 # --- text: flake8's `path:line:col: CODE message`; problems with files on stderr ---------------
 
 
-def write_text(reports: Sequence[FileReport], out: TextIO, err: TextIO) -> None:
+@dataclass(frozen=True)
+class TextStyle:
+    """How the text format looks: ruff's ``[*]`` marker on each finding a fix can address,
+    colour, the source line under each finding, the closing summary."""
+
+    color: bool = False
+    show_source: bool = False
+    #: --unsafe-fixes: count the unsafe fixes as available (marker and summary).
+    unsafe_fixes: bool = False
+    summary: bool = True
+
+
+FIXABLE: Final = "[*]"
+_BOLD, _RED, _CYAN, _RESET = "\x1b[1m", "\x1b[1;31m", "\x1b[36m", "\x1b[0m"
+
+
+def _paint(text: str, code: str, style: TextStyle) -> str:
+    return f"{code}{text}{_RESET}" if style.color else text
+
+
+def _offer(report: FileReport, finding: Finding) -> Optional[Offer]:
+    return report.fixes.get((finding.line, finding.column, finding.code))
+
+
+def _source_line(report: FileReport, line: int, column: int) -> str:
+    """flake8's --show-source: the line, and a caret under the column (0-based)."""
+    if not 0 < line <= len(report.source_lines):
+        return ""
+    text = report.source_lines[line - 1]
+    indent = "".join(char if char == "\t" else " " for char in text[:column])
+    return f"{text}\n{indent}^\n"
+
+
+def _line(report: FileReport, line: int, column: int, code: str, message: str, marker: bool, style: TextStyle) -> str:
+    where = report.where(line, column + 1)
+    path, _, rest = where.partition(":")
+    mark = f"{_paint(FIXABLE, _CYAN, style)} " if marker else ""
+    text = f"{_paint(path, _BOLD, style)}:{rest}: {_paint(code, _RED, style)} {mark}{message}\n"
+    if style.show_source:
+        text += _source_line(report, line, column)
+    return text
+
+
+def _fixable(offer: Optional[Offer], style: TextStyle) -> bool:
+    return offer is not None and (offer.safety == "safe" or style.unsafe_fixes)
+
+
+def write_text(reports: Sequence[FileReport], out: TextIO, err: TextIO, style: TextStyle = TextStyle(summary=False)) -> None:
+    """Findings and syntax errors (TLK999) on ``out``; files that could not be read on ``err``."""
     for report in reports:
         if report.error is not None:
             err.write(f"{report.path}: {report.error}\n")
         elif report.result.syntax_error is not None:
             error = report.result.syntax_error
-            err.write(f"{report.where(error.line, error.column + 1)}: syntax error: {error.message}\n")
-            if error.point and 0 < error.line <= len(report.source_lines):
-                text = report.source_lines[error.line - 1]
-                err.write(f"{text}\n{' ' * min(error.column, len(text))}^\n")
+            line, column = (error.line, error.column) if error.point else (1, 0)
+            out.write(_line(report, line, column, SYNTAX_CODE, f"syntax error: {error.message}", False, style))
         for finding in report.result.findings:
-            out.write(f"{report.where(finding.line, finding.column + 1)}: {finding.code} {finding.message}\n")
+            out.write(_line(report, finding.line, finding.column, finding.code, finding.message, _fixable(_offer(report, finding), style), style))
+    if style.summary:
+        text = summary_line(reports, style)
+        if text:
+            out.write(text + "\n")
+
+
+def _plural(count: int, word: str = "finding") -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_line(reports: Sequence[FileReport], style: TextStyle = TextStyle()) -> str:
+    """ruff's closing line: ``Found 19 findings (3 fixable with --fix, 16 more with --unsafe-fixes).``
+    Syntax errors count as findings; nothing when there is none."""
+    total = sum(len(report.result.findings) + (report.result.syntax_error is not None) for report in reports)
+    if not total:
+        return ""
+    offers = [_offer(report, finding) for report in reports for finding in report.result.findings]
+    safe = sum(1 for offer in offers if offer is not None and offer.safety == "safe")
+    unsafe = sum(1 for offer in offers if offer is not None and offer.safety != "safe")
+    if style.unsafe_fixes and safe + unsafe:
+        fixable = f" ({safe + unsafe} fixable with --fix --unsafe-fixes)"
+    elif safe and unsafe:
+        fixable = f" ({safe} fixable with --fix, {unsafe} more with --unsafe-fixes)"
+    elif safe:
+        fixable = f" ({safe} fixable with --fix)"
+    elif unsafe:
+        fixable = f" ({unsafe} fixable with --fix --unsafe-fixes)"
+    else:
+        fixable = ""
+    return f"Found {_plural(total)}{fixable}."
+
+
+def write_notes(reports: Sequence[FileReport], err: TextIO) -> None:
+    """A one-line note for each file that was not analysed, unless TLK900 reports it already."""
+    for report in reports:
+        skipped = report.result.skipped
+        if skipped is not None and not any(finding.code == NOTICE_CODE for finding in report.result.findings):
+            err.write(f"{report.path}: note: not analysed: {skipped} (select {NOTICE_CODE} to report it as a finding)\n")
+
+
+def write_statistics(reports: Sequence[FileReport], out: TextIO, style: TextStyle = TextStyle(), as_json: bool = False) -> None:
+    """ruff's --statistics: how many findings of each code, most frequent first."""
+    counts: dict[str, list[int]] = {}
+    for report in reports:
+        if report.result.syntax_error is not None:
+            counts.setdefault(SYNTAX_CODE, [0, 0])[0] += 1
+        for finding in report.result.findings:
+            entry = counts.setdefault(finding.code, [0, 0])
+            entry[0] += 1
+            entry[1] += _fixable(_offer(report, finding), style)
+    rows = sorted(counts.items(), key=lambda item: (-item[1][0], item[0]))
+    if as_json:
+        json.dump([{"code": code, "name": rule_name(code), "count": count, "fixable": fixable} for code, (count, fixable) in rows], out, indent=2)
+        out.write("\n")
+        return
+    width = max((len(str(count)) for _, (count, _) in rows), default=1)
+    for code, (count, fixable) in rows:
+        marker = _paint(FIXABLE, _CYAN, style) + " " if fixable else "    "
+        out.write(f"{count:>{width}}\t{_paint(code, _RED, style)}\t{marker}{rule_name(code)}\n")
+    if style.summary:
+        text = summary_line(reports, style)
+        if text:
+            out.write(text + "\n")
 
 
 # --- json: the documented, versioned document (README "JSON output") -------------------------
@@ -94,7 +211,8 @@ def json_finding(report: FileReport, finding: Finding) -> dict[str, object]:
         "name": rule_name(finding.code),
         "message": finding.message,
         "url": rule_url(finding.code),
-        "fix": json_fix(offer) if (offer := report.fixes.get((finding.line, finding.column, finding.code))) else None,
+        # A notebook's fix edits would be positions in the joined cells, not in the file.
+        "fix": json_fix(offer) if report.cells is None and (offer := _offer(report, finding)) else None,
     }
 
 
@@ -116,7 +234,8 @@ def _json_error(report: FileReport) -> Optional[dict[str, object]]:
     cell, line, column = None, None, None
     if point is not None:
         (cell, line), column = report.locate(point[0]), point[1] + 1
-    return {"path": report.path, "cell": cell, "line": line, "column": column, "message": message}
+    code = SYNTAX_CODE if report.error is None else None
+    return {"path": report.path, "cell": cell, "line": line, "column": column, "code": code, "message": message}
 
 
 def json_document(reports: Sequence[FileReport]) -> dict[str, object]:
@@ -145,28 +264,34 @@ def _sarif_rules() -> list[dict[str, object]]:
     rules: list[dict[str, object]] = []
     for rule in ALL_RULES:
         doc = inspect.cleandoc(rule.__doc__ or "")
+        page = rule_page_text(rule.code)  # the full page shipped with the package
+        entry: dict[str, object] = {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": summary(rule)},
+            "fullDescription": {"text": doc, "markdown": doc},
+            "help": {"text": page, "markdown": page},
+            "defaultConfiguration": {"level": "warning", "enabled": is_selected(rule.code, DEFAULT_SELECT)},
+            "properties": {"tags": ["pytorch", "autograd", "memory", harm_label(rule.harm)]},
+        }
+        url = rule_url(rule.code)
+        if url is not None:
+            entry["helpUri"] = url
+        rules.append(entry)
+    for code, name, short, description, level, enabled in (
+        (NOTICE_CODE, NOTICE_NAME, "A file was not analysed.", NOTICE_DESCRIPTION, "note", False),
+        (SYNTAX_CODE, SYNTAX_NAME, "A file is not valid Python.", SYNTAX_DESCRIPTION, "error", True),
+    ):
         rules.append(
             {
-                "id": rule.code,
-                "name": rule.name,
-                "shortDescription": {"text": summary(rule)},
-                "fullDescription": {"text": doc, "markdown": doc},
-                "help": {"text": f"{doc}\n\nFull page: {rule_url(rule.code)}", "markdown": doc},
-                "helpUri": rule_url(rule.code),
-                "defaultConfiguration": {"level": "warning", "enabled": is_selected(rule.code, DEFAULT_SELECT)},
-                "properties": {"tags": ["pytorch", "autograd", "memory", rule.harm]},
+                "id": code,
+                "name": name,
+                "shortDescription": {"text": short},
+                "fullDescription": {"text": description},
+                "help": {"text": description},
+                "defaultConfiguration": {"level": level, "enabled": enabled},
             }
         )
-    rules.append(
-        {
-            "id": NOTICE_CODE,
-            "name": NOTICE_NAME,
-            "shortDescription": {"text": "A file was not analysed."},
-            "fullDescription": {"text": NOTICE_DESCRIPTION},
-            "helpUri": rule_url(NOTICE_CODE),
-            "defaultConfiguration": {"level": "note", "enabled": False},
-        }
-    )
     return rules
 
 
@@ -210,8 +335,8 @@ def sarif_document(reports: Sequence[FileReport]) -> dict[str, object]:
                 "message": {"text": prefix + finding.message},
                 "locations": [location],
             }
-            offer = report.fixes.get((finding.line, finding.column, finding.code))
-            if offer is not None:
+            offer = _offer(report, finding)
+            if offer is not None and report.cells is None:
                 result["fixes"] = sarif_fixes(offer, _artifact(report.path))
             results.append(result)
     notifications = []
@@ -238,7 +363,6 @@ def sarif_document(reports: Sequence[FileReport]) -> dict[str, object]:
                     "driver": {
                         "name": "torchleak",
                         "version": __version__,
-                        "informationUri": rule_url(NOTICE_CODE),
                         "rules": rules,
                     }
                 },

@@ -654,10 +654,21 @@ class _Walker:
         if value.state is State.UNKNOWN and self._is_backwarded(key):
             value = replace(value, state=State.ATTACHED)  # the file backwards it: it holds a graph
         sources = mentions(value_node)
+        state_update = False
         if value.attached and key in sources:
-            self._self_referential_update(target, key, value_node, statement)
+            state_update = self._self_referential_update(target, key, value_node, statement)
         call = _strip_access(value_node)
         fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
+        if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
+            # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
+            fed = False
+            others = [e.value for e in call.args[0].value.elements if dotted(e.value) != key]  # type: ignore[attr-defined]
+            attached = [node for node in others if self.values.get(id(node), UNKNOWN).attached]
+            if attached:
+                self._store(statement, target, key, "cat", attached[0], self.values[id(attached[0])], frozenset({"<cat>"}))
+        elif isinstance(call, cst.Call) and _is_sum_of_list(call, key):
+            fed = False
+        fed = fed or state_update
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
             fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS
         self._binding(statement, key, value, sources, fed)
@@ -698,19 +709,37 @@ class _Walker:
 
     def _self_referential_update(
         self, target: cst.BaseExpression, key: str, value_node: cst.BaseExpression, statement: cst.CSTNode
-    ) -> None:
-        """``acc = acc + x`` and ``ema = 0.9 * ema + 0.1 * x``: an accumulation written out."""
+    ) -> bool:
+        """``acc = acc + loss`` is an accumulation written out; ``ema = 0.9 * ema + 0.1 * feat``
+        of a value that is not a loss is a state carried into the next iteration (True)."""
         leaves = _arithmetic_leaves(value_node)
         if not any(dotted(leaf) == key for leaf in leaves):
             if isinstance(value_node, cst.Call) and _is_sum_of_list(value_node, key):
-                leaves = [element.value for element in value_node.args[0].value.elements]
+                leaves = [element.value for element in value_node.args[0].value.elements]  # type: ignore[attr-defined]
             else:
-                return
+                return False
         others = [leaf for leaf in leaves if dotted(leaf) != key]
         attached = [leaf for leaf in others if self.values.get(id(leaf), UNKNOWN).attached]
-        if attached:
-            value = self.values[id(attached[0])]
-            self._accumulation(statement, target, key, "=", attached[0], value)
+        if not attached:
+            return False
+        if not any(self._is_loss_like(leaf) for leaf in attached):
+            return True
+        value = self.values[id(attached[0])]
+        self._accumulation(statement, target, key, "=", attached[0], value)
+        return False
+
+    def _is_loss_like(self, node: cst.BaseExpression) -> bool:
+        """A loss: backwarded in this loop, or computed by a loss function."""
+        if any(self._is_backwarded(key) for key in data_mentions(node)):
+            return True
+        for call in _calls_in(node):
+            name = self.context.aliases.qualify(call.func) or ""
+            identifier = last_identifier(call.func) or ""
+            key = dotted(call.func)
+            if self._is_loss_call(key, identifier, name) or (key is not None and self._lookup(key).kind is Kind.LOSS_FUNCTION):
+                return True
+        key = dotted(node)
+        return key is not None and bool(vocab.LOSS_NAME.match(key.rsplit(".", 1)[-1]))
 
     def _accumulation(
         self,
@@ -768,14 +797,16 @@ class _Walker:
                 Store(node, self.context.next_seq(), self.loop, self.function, container, key, method, value_node, value, index)
             )
         outside = self._outside_target(key)
-        if outside is not None and (value.attached or value.params) and not self.loops_reset(key):
+        if outside is not None and (value.attached or value.params) and not self._in_batch_loop():
             kind = "store" if method != "[]=" or index else "carry"
             if method == "[]=" and not index:
                 return  # one slot overwritten each call holds one value
             self._effect(Effect(kind, outside, value, self._where(), 0, method))
 
-    def loops_reset(self, key: str) -> bool:
-        return False
+    def _in_batch_loop(self) -> bool:
+        """Inside a loop of this function that runs per batch: a store there is reported there,
+        not again at every call of the function."""
+        return any(not loop.per_batch_method and loop.is_batch_loop for loop in self.loops)
 
     def _subscript_store(
         self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode
@@ -814,7 +845,7 @@ class _Walker:
             if value.attached:
                 self._accumulation(node, node.target, key, operator, node.value, value)
             outside = self._outside_target(key)
-            if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/="):
+            if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/=") and not self._in_batch_loop():
                 self._effect(Effect("accumulate", outside, value, self._where(), 0, operator))
         if value.attached:
             self.env[key] = combine(self._lookup(key), value)
@@ -1600,6 +1631,26 @@ def _iterates_modules(node: cst.BaseExpression) -> bool:
     key = dotted(node)
     return key is not None and key.startswith("self.") and any(
         word in key.rsplit(".", 1)[-1].lower() for word in ("layer", "block", "head", "stage", "module")
+    )
+
+
+def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            yield current
+        stack.extend(_expression_children(current))
+
+
+def _concatenates_onto(call: cst.Call, key: str, aliases: ImportAliases) -> bool:
+    """``torch.cat([acc, x])``, ``torch.stack((acc, x))``: the key itself is among the pieces."""
+    name = aliases.qualify(call.func) or ""
+    return (
+        name in ("torch.cat", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack", "torch.stack", "torch.row_stack")
+        and bool(call.args)
+        and isinstance(call.args[0].value, (cst.List, cst.Tuple))
+        and any(dotted(element.value) == key for element in call.args[0].value.elements)
     )
 
 

@@ -149,10 +149,21 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     for other in rebinds[binding.key]
                     if loop.contains(other.seq) and not other.value.attached
                 ]
+                if not loop.has_backward and backwarded_after(function, binding.key, loop):
+                    break  # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts)
                 if not resets and (id(loop), binding.key) not in reported:
                     reported.add((id(loop), binding.key))
                     yield loop, binding
                 break
+
+
+def backwarded_after(function: Function, key: str, loop: Loop) -> bool:
+    """Whether a backward after ``loop`` differentiates what ``key`` took part in."""
+    later = [call for call in function.backwards if call.seq > loop.end]
+    if not later:
+        return False
+    derived = function.derived_from({key})
+    return any(derived & call.mentions for call in later)
 
 
 def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:

@@ -81,6 +81,7 @@ DETACHING_METHODS: Final = frozenset(
         "stride", "is_contiguous", "all", "any", "count_nonzero", "bincount", "backward",
         "requires_grad_", "zero_", "fill_", "copy_", "get_device", "is_floating_point",
         "__len__", "__float__", "__int__", "__bool__", "logical_and", "logical_or", "logical_not",
+        "sample", "multinomial", "bernoulli",
     }
 )
 #: Attributes of a tensor that are not on the graph.
@@ -101,7 +102,8 @@ DETACHING_CALLABLES: Final = frozenset(
         "torch.le", "torch.gt", "torch.ge", "torch.isnan", "torch.isinf", "torch.isfinite",
         "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.manual_seed",
         "torch.save", "torch.load", "torch.device", "torch.Size", "torch.numel",
-        "torch.count_nonzero", "torch.nonzero", "torch.bincount",
+        "torch.count_nonzero", "torch.nonzero", "torch.bincount", "torch.multinomial",
+        "torch.bernoulli", "torch.poisson", "torch.searchsorted", "torch.bucketize",
     }
 )
 #: Builtins that hand back (part of) what they are given.
@@ -137,7 +139,7 @@ PARAMETER_FREE_MODULES: Final = frozenset(
     }
 )
 #: ``torch.nn`` names that are not modules one calls for a forward pass.
-NOT_MODULES: Final = frozenset({"Parameter", "ParameterList", "ParameterDict", "Buffer", "ModuleList", "ModuleDict"})
+NOT_MODULES: Final = frozenset({"Parameter", "ParameterList", "ParameterDict", "Buffer"})
 #: Qualified callables that build a module with parameters from a name or another module.
 MODULE_FACTORIES: Final = (
     "timm.create_model", "torch.hub.load", "torchvision.models.", "torch.compile",

@@ -226,13 +226,8 @@ class CarriedState(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
-        for loop, binding in carried_state(facts):
-            has_retain_graph = any(
-                call.retain_graph is not None and call.loop is not None and loop in call.loop.enclosing()
-                for call in binding.function.backwards
-            )
-            if has_retain_graph:
-                continue  # TLK202 reports the retain_graph=True that hides this
+        # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
+        for _loop, binding in carried_state(facts):
             yield Report(binding.node, {"key": binding.key, "statement": statement_text(facts, binding.node)})
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:

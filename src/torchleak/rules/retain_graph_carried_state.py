@@ -29,6 +29,8 @@ class RetainGraphCarriedState(Rule):
     """
 
     code: ClassVar[str] = "TLK202"
+    #: The carried state itself is reported too (TLK103): both places need the fix.
+    companions: ClassVar[frozenset[str]] = frozenset({"TLK103"})
     name: ClassVar[str] = "retain-graph-carried-state"
     message: ClassVar[str] = (
         "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
@@ -57,7 +59,7 @@ class RetainGraphCarriedState(Rule):
             import torch
             h = torch.zeros(1, 32, 64)
             for x, y in loader:
-                out, h = gru(x, h)
+                out, h = gru(x, h)  # TLK103
                 loss = criterion(out, y)
                 loss.backward(retain_graph=True)  # TLK202
                 optimizer.step()
@@ -67,7 +69,7 @@ class RetainGraphCarriedState(Rule):
         Flagged(
             """
             for x, y in loader:
-                out, hidden = model(x, hidden)
+                out, hidden = model(x, hidden)  # TLK103
                 loss = criterion(out, y)
                 optimizer.zero_grad()
                 loss.backward(retain_graph=True)  # TLK202

@@ -1437,15 +1437,36 @@ class _Walker:
             if not value.attached:
                 continue
             self._locate(node)
+            argument = self._argument_node(node, summary, effect.value, bound) or node
+            via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             if effect.kind == "store":
                 self.function.stores.append(
-                    Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", node, value, frozenset({"<call>"}), via)
+                    Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument, value, frozenset({"<call>"}), via)
                 )
             elif effect.kind == "accumulate":
-                self._accumulation(node, node.func, key, effect.method or "+=", node, value, via)
+                self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)
             elif effect.kind == "carry":
                 self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
+
+    def _argument_node(
+        self, node: cst.Call, summary: Summary, value: Value, bound: dict[int, Value]
+    ) -> Optional[cst.BaseExpression]:
+        """The argument of the call whose attachment an effect's value inherits (``loss`` in
+        ``meter.update(loss, n)``), for messages and fixes."""
+        names = list(summary.parameters)
+        offset = 1 if names and names[0] in ("self", "cls") and isinstance(node.func, cst.Attribute) else 0
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+        for index in sorted(value.params):
+            if not bound.get(index, UNKNOWN).attached:
+                continue
+            name = names[index] if index < len(names) else ""
+            if name in keywords:
+                return keywords[name]
+            if 0 <= index - offset < len(positional):
+                return positional[index - offset]
+        return None
 
     def _apply_hook(self, effect: Effect, hook: Function, store_node: cst.CSTNode) -> None:
         """A forward hook's store runs on every forward pass of the hooked module: report it
@@ -1550,7 +1571,7 @@ class _Walker:
                 outside = self._outside_target(key)
                 if outside is not None:
                     self._effect(Effect("reset", outside, DETACHED, self._where(), 0, method))
-        elif method in vocab.GRAD_RESET_METHODS and not _is_false(keyword(node, "set_to_none")):
+        elif method in vocab.GRAD_RESET_METHODS:  # set_to_none=False zeroes in place: a reset too (measured)
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
         elif _is_logging(node) or name in ("print",):
             for arg in node.args:
@@ -1594,6 +1615,8 @@ class _Walker:
         if kind == "grad" and event.create_graph is not None:
             self.function.double_backward_grads.append(event)
 
+
+_VERBS = {"store": "stores it in", "accumulate": "adds it to", "carry": "carries it in"}
 
 #: Tensor methods that keep a value a tensor (evidence the receiver is data, not a module).
 _TENSOR_METHODS = frozenset(

@@ -35,7 +35,7 @@ class AccumulatedLoss(Rule):
     code: ClassVar[str] = "TLK101"
     name: ClassVar[str] = "accumulated-loss"
     message: ClassVar[str] = (
-        "'{statement}' keeps the autograd graph of every iteration alive; accumulate {fix}.item() "
+        "'{statement}' keeps the autograd graph of every iteration alive{through}; accumulate {fix}.item() "
         "(or {fix}.detach())"
     )
     fix_safety: ClassVar[FixSafety] = "safe"
@@ -301,7 +301,11 @@ class AccumulatedLoss(Rule):
             if isinstance(event, Accumulation):
                 yield Report(
                     event.node,
-                    {"statement": statement_text(facts, event.node), "fix": item_fix(facts, event.value_node)},
+                    {
+                        "statement": statement_text(facts, event.node),
+                        "fix": item_fix(facts, event.value_node),
+                        "through": f" ({event.via})" if event.via else "",
+                    },
                 )
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:

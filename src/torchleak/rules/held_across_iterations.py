@@ -35,7 +35,7 @@ class HeldAcrossIterations(Rule):
 
     code: ClassVar[str] = "TLK102"
     name: ClassVar[str] = "held-across-iterations"
-    message: ClassVar[str] = "'{statement}' keeps the autograd graph of {value} alive across iterations; {fix}"
+    message: ClassVar[str] = "'{statement}' keeps the autograd graph of {value} alive across iterations{through}; {fix}"
     fix_safety: ClassVar[FixSafety] = "safe"
     fix_rationale: ClassVar[str] = (
         "Stores `.detach()` of the value; inside a dict, tuple or list literal, of each attached value in "
@@ -299,7 +299,10 @@ class HeldAcrossIterations(Rule):
                 fix = f"this loop never calls backward: run it under torch.no_grad(), or store {value}.detach()"
             else:
                 fix = f"store {value}.detach() (or .item() for a number)"
-            yield Report(event.node, {"statement": statement_text(facts, event.node), "value": value, "fix": fix})
+            if event.via and "forward hook" not in event.via:
+                fix = f"pass {value}.detach() (or .item() for a number)"
+            through = f" ({event.via})" if event.via else ""
+            yield Report(event.node, {"statement": statement_text(facts, event.node), "value": value, "fix": fix, "through": through})
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         for function in facts.functions:

@@ -523,11 +523,6 @@ class TestSummaries:
         assert attached(facts, "<module>", "a")
         assert detached(facts, "<module>", "b")
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="substitute() drops params: def g(t): return h(t) with def h(t): return t * 2 "
-        "gives g a return value with no dependence on t, so g(model(x)) is unknown",
-    )
     def test_return_dependence_composes_through_calls(self):
         facts = facts_of(
             """
@@ -583,11 +578,6 @@ class TestSummaries:
         assert effect(summary, "accumulate", "self.count") is not None  # n may be a tensor too
         assert effect(summary, "store", "self.sum") is None
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="an accumulation written out (self.sum = self.sum + val) gives no 'accumulate' "
-        "effect in the summary; only += does",
-    )
     def test_accumulate_effect_written_out(self):
         facts = facts_of(
             """
@@ -887,12 +877,6 @@ class TestMethodResolution:
         assert e is not None and e.value.attached
         assert effect(summary_of(facts, "Quiet.run"), "store", "self.history") is None
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="substitute() drops params: an argument forwarded to another summarised call "
-        "(def run(self, loss): self.remember(loss)) loses its dependence, so the wrapper's "
-        "summary has no store effect",
-    )
     def test_effect_through_a_forwarding_method(self):
         facts = facts_of(
             """

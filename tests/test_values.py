@@ -201,12 +201,6 @@ class TestSubstitute:
         value = Value(State.UNKNOWN, Kind.INSTANCE, cls="Meter", params=frozenset({0}))
         assert substitute(value, {0: DETACHED}).cls == "Meter"
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="substitute() drops params: an argument that is itself symbolic (a parameter of "
-        "the caller forwarded to a callee) should leave the result depending on the caller's "
-        "parameter, so summaries compose",
-    )
     def test_symbolic_argument_keeps_the_dependence(self):
         value = substitute(combine(parameter(0), NUMBER), {0: parameter(2)})
         assert value.state is State.UNKNOWN

@@ -179,10 +179,12 @@ def _lint_segments(
                 return parsed[index][0] + start.line - 1, start.column
         raise LookupError("a reported node is in no segment")
 
-    findings = {
-        Finding(*position(report.node), rule.code, rule.format(report)) for rule, report in reports
-    }
-    return sorted(findings)
+    findings: dict[tuple[int, int, str], Finding] = {}
+    for rule, report in reports:
+        line, column = position(report.node)
+        # One finding per place and code (a store seen both inside a forward and at its call).
+        findings.setdefault((line, column, rule.code), Finding(line, column, rule.code, rule.format(report)))
+    return sorted(findings.values())
 
 
 def _lint_relevant(source: str, codes: Collection[str] = RULE_CODES, settings: Settings = Settings()) -> list[Finding]:

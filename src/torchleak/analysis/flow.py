@@ -657,6 +657,10 @@ class _Walker:
         state_update = False
         if value.attached and key in sources:
             state_update = self._self_referential_update(target, key, value_node, statement)
+        elif value.params and key in sources and not self._in_batch_loop():
+            outside = self._outside_target(key)
+            if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
+                self._effect(Effect("accumulate", outside, value, self._where(), 0, "="))
         call = _strip_access(value_node)
         fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
         if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
@@ -1272,7 +1276,7 @@ class _Walker:
             return Value(State.UNKNOWN, params=receiver.params)  # a parameter's method: depends on the argument
         callee = self._lookup(key) if key is not None else UNKNOWN
         if callee.kind is Kind.MODULE:
-            return self._forward(callee, arguments)
+            return self._forward(callee, arguments, node, key)
         if callee.kind is Kind.FUNCTION_MODULE:
             return combine(*arguments) if arguments else UNKNOWN
         if callee.kind is Kind.LOSS_FUNCTION:
@@ -1299,9 +1303,15 @@ class _Walker:
                 loop.opaque_calls = True
         return UNKNOWN
 
-    def _forward(self, module: Value, arguments: list[Value]) -> Value:
-        """A module's forward pass: its output is attached (outside no-grad), whatever it is called."""
+    def _forward(
+        self, module: Value, arguments: list[Value], node: Optional[cst.Call] = None, owner: Optional[str] = None
+    ) -> Value:
+        """A module's forward pass: its output is attached (outside no-grad), whatever it is called.
+        For a module class of the file, what its ``forward`` does to ``self`` happens here."""
         self._mark_loops(forward=True)
+        forward = self.context.method(module.cls, "forward") if module.cls else None
+        if forward is not None and node is not None and owner is not None and id(forward) not in self.context.in_progress:
+            self._forward_effects(forward, module, arguments, node, owner)
         if self.loops and not self.no_grad:
             for effect, hook, store_node in self.context.hooks:
                 self._apply_hook(effect, hook, store_node)
@@ -1313,6 +1323,31 @@ class _Walker:
         if cls.startswith("torch.nn."):
             return ATTACHED
         return Value(State.ATTACHED)
+
+    def _forward_effects(
+        self, forward: cst.FunctionDef, module: Value, arguments: list[Value], node: cst.Call, owner: str
+    ) -> None:
+        """Carries and stores on ``self`` that depend on the input (a running statistic updated
+        from an attached input): reported where the forward does them, in this loop."""
+        callee = self.walk_function(forward, inherited_no_grad=False)
+        bound = {0: module, **{i + 1: a for i, a in enumerate(arguments)}}
+        for effect in callee.summary.effects:
+            if not effect.target.startswith("self.") or not effect.value.params - {0}:
+                continue  # what does not depend on the input is reported inside forward itself
+            value = substitute(effect.value, bound)
+            where = callee.effect_nodes.get(id(effect))
+            if not value.attached or where is None or effect.kind not in ("carry", "accumulate", "store"):
+                continue
+            key = f"{owner}.{effect.target[len('self.'):]}"
+            for prefix in _prefixes(key):
+                self._read(prefix)
+            via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
+            if effect.kind == "store":
+                self.function.stores.append(
+                    Store(where, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "append", node, value, frozenset({"<call>"}), via)
+                )
+            else:
+                self._binding(where, key, value, mentions(node), fed=True, via=via)
 
     def _constructed(self, node: cst.Call, name: str, identifier: str, positional: list[Value]) -> Optional[Value]:
         """What a constructor or factory call builds, from the knowledge table."""

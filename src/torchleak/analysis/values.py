@@ -193,7 +193,9 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
     kind = value.kind
     if kind is Kind.UNKNOWN and state is State.ATTACHED:
         kind = Kind.TENSOR if all(a.kind is Kind.TENSOR for a in inherited) and inherited else Kind.UNKNOWN
-    return Value(state, kind, double and state is State.ATTACHED, None, value.cls)
+    # Summaries compose: an argument that is itself symbolic passes its dependence on.
+    params = frozenset().union(*(a.params for a in inherited)) if state is State.UNKNOWN and inherited else frozenset()
+    return Value(state, kind, double and state is State.ATTACHED, None, value.cls, params)
 
 
 def parameter(index: int) -> Value:

@@ -140,6 +140,7 @@ def test_tlk101_detach_when_the_total_is_used_as_a_tensor(use: str, safety: str)
 def test_tlk101_detach_is_unsafe_when_the_total_leaves_the_function() -> None:
     before = """
         def evaluate(model, val_loader, criterion):
+            model.eval()
             total = 0.0
             for x, y in val_loader:
                 total += criterion(model(x), y)  # the caller could backward through it
@@ -424,9 +425,8 @@ def test_insertions_in_a_one_line_suite_are_joined_with_semicolons() -> None:
     )
 
 
-def test_tlk202_detaches_and_drops_retain_graph_as_one_unsafe_fix() -> None:
-    assert_fix(
-        """
+def test_tlk202_and_its_tlk103_fix_compose_the_carry_detached_once_and_retain_graph_dropped() -> None:
+    before = """
         import torch
         h = torch.zeros(1, 32, 64)
         for x, y in loader:
@@ -434,7 +434,9 @@ def test_tlk202_detaches_and_drops_retain_graph_as_one_unsafe_fix() -> None:
             loss = criterion(out, y)
             loss.backward(retain_graph=True)
             optimizer.step()
-        """,
+        """
+    outcome = fixed(before, unsafe=True)
+    assert outcome.source == dedent(
         """
         import torch
         h = torch.zeros(1, 32, 64)
@@ -444,11 +446,13 @@ def test_tlk202_detaches_and_drops_retain_graph_as_one_unsafe_fix() -> None:
             loss = criterion(out, y)
             loss.backward()
             optimizer.step()
-        """,
-        unsafe=True,
-        safety="unsafe",
-        code="TLK202",
-    )
+        """
+    ), outcome.source
+    assert {(code, fix.safety) for code, fix in outcome.applied} >= {("TLK202", "unsafe")}
+    assert outcome.remaining == []
+    # Safe fixes alone reach the same code: TLK103's detach first, after which no carry needs the
+    # retained graph and TLK201's removal of retain_graph=True is safe.
+    assert fixed(before).source == outcome.source
 
 
 def test_tlk202_keeps_retain_graph_a_later_backward_needs_and_detaches_each_state_once() -> None:
@@ -839,7 +843,7 @@ def test_cli_fix_leaves_syntax_errors_and_keeps_encoding(tmp_path: Path) -> None
     result = run_tool("torchleak", "--fix", str(broken), str(bom))
     assert result.returncode == 1
     assert broken.read_bytes() == b"for x in loader:\n    loss.backward(retain_graph=True\n"
-    assert "syntax error" in result.stderr and "left unchanged" in result.stderr
+    assert "TLK999 syntax error" in result.stdout and "left unchanged" in result.stdout
     fixed_bytes = bom.read_bytes()
     assert fixed_bytes.startswith(b"\xef\xbb\xbf") and b"\r\n" in fixed_bytes and b"\n" not in fixed_bytes.replace(b"\r\n", b"")
     assert b"total += loss.item()" in fixed_bytes

@@ -207,7 +207,7 @@ def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileR
     ignore = job.ignore_for(path)
     result = check_source(source, select=job.select, ignore=ignore, settings=job.settings, apply_noqa=True)
     fixes = {}
-    if job.offer_fixes and result.findings:
+    if job.offer_fixes and result.skipped is None and result.findings:
         fixes = offered_fixes(source, result.findings, select=job.select, ignore=ignore, settings=job.settings)
     keep = result.syntax_error is not None or job.keep_source
     return FileReport(path, result, source_lines=source.splitlines() if keep else [], cells=cells, fixes=fixes)

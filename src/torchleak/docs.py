@@ -35,18 +35,21 @@ def harm_label(harm: str) -> str:
 
 def rule_page(code: str) -> Optional[Path]:
     """The page of ``code`` as installed with torchleak, or None (TLK900 and TLK999 have none)."""
-    if code not in RULES_BY_CODE:
-        return None
+    return _shipped(f"{code}.md") if code in RULES_BY_CODE else None
+
+
+def _shipped(name: str) -> Optional[Path]:
     for docs in (_SHIPPED, _CHECKOUT):
-        page = docs / "rules" / f"{code}.md"
+        page = docs / "rules" / name
         if page.is_file():
             return page
     return None
 
 
 def rule_url(code: str) -> Optional[str]:
-    """A ``file:`` URI of the rule's page shipped with the package (JSON ``url``, SARIF ``helpUri``)."""
-    page = rule_page(code)
+    """A ``file:`` URI of the rule's page shipped with the package (JSON ``url``, SARIF
+    ``helpUri``); for a code without a page (TLK900), the rule index."""
+    page = rule_page(code) or _shipped("README.md")
     return page.as_uri() if page is not None else None
 
 

@@ -18,7 +18,7 @@ import re
 import sys
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Optional, TextIO, Union
 
@@ -534,7 +534,8 @@ def fix_files(
                 new_text = text
         problem = outcome.result.syntax_error
         if problem is not None:
-            reports.append(FileReport(name, outcome.result, source_lines=outcome.source.splitlines(), cells=cells))
+            unchanged = replace(outcome.result, syntax_error=replace(problem, message=f"{problem.message} (left unchanged)"))
+            reports.append(FileReport(name, unchanged, source_lines=outcome.source.splitlines(), cells=cells))
             failed = True
             if path == "-" and not diff:
                 out.write(text)

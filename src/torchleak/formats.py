@@ -210,7 +210,7 @@ def json_finding(report: FileReport, finding: Finding) -> dict[str, object]:
         "code": finding.code,
         "name": rule_name(finding.code),
         "message": finding.message,
-        "url": rule_url(finding.code),
+        "url": rule_url(finding.code) or "",
         # A notebook's fix edits would be positions in the joined cells, not in the file.
         "fix": json_fix(offer) if report.cells is None and (offer := _offer(report, finding)) else None,
     }

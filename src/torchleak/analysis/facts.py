@@ -45,6 +45,8 @@ class Loop:
     in_module_method: bool = False
     #: The body calls something the analysis cannot see into with graph-attached arguments.
     opaque_calls: bool = False
+    #: How many ``if``/``try`` branches enclose the loop statement.
+    branch_depth: int = 0
 
     @property
     def is_batch_loop(self) -> bool:
@@ -144,6 +146,8 @@ class Binding(Event):
     fed_to_call: bool = False
     #: For a call whose callee rebinds the state: ``Model.step (line 30)``.
     via: str = ""
+    #: How many ``if``/``try`` branches enclose the statement in its function.
+    branch_depth: int = 0
 
 
 @dataclass(frozen=True, eq=False)

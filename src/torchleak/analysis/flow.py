@@ -416,6 +416,7 @@ class _Walker:
         self.returns: list[Value] = []
         self.statement: cst.CSTNode = node
         self.parameters: list[str] = []
+        self.branch_depth = 0
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         self.in_module_method = cls is not None and context.classes[cls].is_module
@@ -549,11 +550,13 @@ class _Walker:
             self._while(node)
         elif isinstance(node, cst.If):
             self.evaluate(node.test)
+            self.branch_depth += 1
             self._block(_body(node.body))
             if isinstance(node.orelse, cst.If):
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
+            self.branch_depth -= 1
         elif isinstance(node, cst.With):
             self._with(node)
         elif isinstance(node, (cst.Try, cst.TryStar)):
@@ -625,7 +628,7 @@ class _Walker:
     def _binding(
         self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = ""
     ) -> None:
-        event = Binding(node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via)
+        event = Binding(node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth)
         self._locate(node)
         self.function.bindings.append(event)
 
@@ -890,6 +893,7 @@ class _Walker:
     def _enter_loop(self, node: Union[cst.For, cst.While], over_loader: bool) -> Loop:
         attached = frozenset(key for key, value in self.env.items() if value.attached)
         loop = Loop(node, self.loop, over_loader=over_loader, start=self.context.seq + 1, attached_on_entry=attached)
+        loop.branch_depth = self.branch_depth
         loop.in_module_method = self.in_module_method
         self.loops.append(loop)
         return loop
@@ -1395,6 +1399,14 @@ class _Walker:
         self.context.observations.called.add(callee.name)
         bound = self._bind_arguments(node, summary, receiver, arguments)
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
+        if summary.calls_backward:
+            # A helper that backwards: a later use of any graph built so far (TLK201), and of
+            # what it is given (a sum returned to it is consumed).
+            given = frozenset(mentions(node))
+            self.function.backwards.append(
+                BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement)
+            )
+            self.function.backward_mentions.update(given)
         per_batch_callee = definition.name.value in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
             self._apply_effects(node, summary, bound)

@@ -22,15 +22,28 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
     """
     function = call.function
     outermost = list(loop.enclosing())[-1]
-    if any(other.seq > call.seq and outermost.contains(other.seq) for other in function.backwards):
-        return True
+    later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
+    if later:
+        # A later backward reuses this graph when both differentiate a common attached value
+        # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); one the analysis
+        # cannot trace counts as a use.
+        attached = {b.key for b in function.bindings if b.value.attached}
+        mine = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
+        for other in later:
+            theirs = function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions)
+            if other.kind == "call" or not other.output_mentions or mine & theirs & attached:
+                return True
     sources = function.sources_of(set(call.output_mentions))
     if sources & loop.attached_on_entry:
         return True  # part of the graph was built before the loop, for every iteration to use
     rebound = {b.key for b in function.bindings if loop.contains(b.seq)}
     if any(name in {b.key for b in function.bindings} and name not in rebound for name in call.output_mentions):
         return True  # the differentiated tensor itself comes from before the loop
-    carried = {b.key for b in function.bindings if loop.contains(b.seq) and b.value.attached}
+    in_loop = [b for b in function.bindings if loop.contains(b.seq)]
+    # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.
+    carried = {b.key for b in in_loop if b.value.attached} - {
+        b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth
+    }
     # A graph-attached value read before it is rebound links this graph to the next iteration's
     # (truncated BPTT keeps a graph across several steps on purpose).
     return any(loop.first_access.get(key) == "read" for key in sources & carried)

@@ -31,6 +31,12 @@ def run_tool(*args: str, stdin: str | None = None, cwd: Path | None = None) -> s
     )
 
 
+def findings(stdout: str) -> list[str]:
+    """The finding lines of the text format: without the closing summary and ruff's ``[*]``
+    fixable marker (whether a fix is offered is tested on its own)."""
+    return [line.replace(" [*] ", " ", 1) for line in stdout.splitlines() if not line.startswith("Found ")]
+
+
 @pytest.fixture
 def python() -> str:
     return sys.executable

@@ -7,7 +7,7 @@ from textwrap import dedent
 
 import pytest
 
-from conftest import DEEP, LEAKY, run_tool
+from conftest import DEEP, LEAKY, findings, run_tool
 
 #: Leaks only when `mlp` is known to be a model.
 CUSTOM_MODEL = "hist = []\nfor x in loader:\n    hist.append(mlp(x))\n"
@@ -34,7 +34,7 @@ def _configure(root: Path, table: str) -> None:
 
 def _reported(result_stdout: str) -> set[tuple[str, str]]:
     """(file name, code) of each finding."""
-    return {(line.split(":")[0].rsplit("/", 1)[-1], line.split()[1]) for line in result_stdout.splitlines()}
+    return {(line.split(":")[0].rsplit("/", 1)[-1], line.split()[1]) for line in findings(result_stdout)}
 
 
 def test_every_key_applies_and_is_found_from_the_linted_path(project: Path, tmp_path: Path) -> None:
@@ -116,15 +116,35 @@ def test_invalid_configuration_is_a_usage_error(project: Path, table: str, compl
     assert complaint in result.stderr and "Traceback" not in result.stderr
 
 
-def test_flake8_reads_its_own_configuration_not_the_pyproject_table(project: Path) -> None:
-    """Under flake8, flake8's config file and flags decide; [tool.torchleak] is the CLI's."""
-    _configure(project, 'ignore = ["TLK101"]\n')
-    (project / ".flake8").write_text(
-        "[flake8]\nselect = TLK\ntorchleak-model-names = mlp\nper-file-ignores =\n    tests/*: TLK101\n"
-    )
-    result = run_tool("flake8", ".", cwd=project)
-    assert _reported(result.stdout) == {("train.py", "TLK101"), ("gen.py", "TLK101"), ("custom.py", "TLK102")}
-    assert _reported(run_tool("flake8", "--extend-ignore", "TLK102", "--exclude", "generated", ".", cwd=project).stdout) == {
+def test_flake8_reads_the_pyproject_table_and_its_own_options_win(project: Path) -> None:
+    """One configuration: under flake8 the closest [tool.torchleak] applies as in the CLI, and
+    an option given to flake8 replaces the key of the same name."""
+    _configure(project, 'ignore = ["TLK101"]\nmodel-names = ["mlp"]\nexclude = ["generated"]\n')
+    both = {("custom.py", "TLK102")}
+    assert _reported(run_tool("torchleak", ".", cwd=project).stdout) == both
+    assert _reported(run_tool("flake8", "--select", "TLK", ".", cwd=project).stdout) == both
+    # flake8's own options win: --torchleak-model-names replaces model-names, --extend-ignore replaces ignore.
+    assert _reported(run_tool("flake8", "--select", "TLK", "--torchleak-model-names", "other", "src", cwd=project).stdout) == set()
+    assert _reported(run_tool("flake8", "--select", "TLK", "--extend-ignore", "TLK102", "src", cwd=project).stdout) == {
         ("train.py", "TLK101")
     }
-    assert run_tool("flake8", "--select", "TLK2", ".", cwd=project).stdout == ""
+    (project / ".flake8").write_text("[flake8]\nselect = TLK\nper-file-ignores =\n    src/*: TLK102\n")
+    assert _reported(run_tool("flake8", "src", cwd=project).stdout) == set()
+    # --isolated ignores the table too.
+    isolated = run_tool("flake8", "--isolated", "--select", "TLK", "src", cwd=project)
+    assert _reported(isolated.stdout) == {("train.py", "TLK101")}
+
+
+def test_the_closest_pyproject_applies_to_each_file(tmp_path: Path) -> None:
+    """A monorepo: each subproject keeps its table whatever files are linted together, in the
+    CLI (one run over both, or the files pre-commit names) and under flake8."""
+    for name, table in (("a", 'model-names = ["mlp"]\n'), ("b", 'ignore = ["TLK101"]\n')):
+        (tmp_path / name).mkdir()
+        _configure(tmp_path / name, table)
+        (tmp_path / name / "train.py").write_text(LEAKY + CUSTOM_MODEL)
+    expected = {("a/train.py", "TLK101"), ("a/train.py", "TLK102")}
+    for paths in (["."], ["a/train.py", "b/train.py"], ["b/train.py", "a/train.py"]):
+        for tool in (("torchleak",), ("flake8", "--select", "TLK")):
+            result = run_tool(*tool, *paths, cwd=tmp_path)
+            got = {(line.split(":")[0].lstrip("./"), line.split()[1]) for line in findings(result.stdout)}
+            assert got == expected, (tool, paths, result.stdout, result.stderr)

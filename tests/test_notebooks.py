@@ -10,7 +10,7 @@ import jsonschema
 import nbformat
 import pytest
 
-from conftest import LEAKY_MESSAGE, ROOT, run_tool
+from conftest import LEAKY_MESSAGE, ROOT, findings, run_tool
 
 
 
@@ -62,7 +62,7 @@ def test_findings_are_located_by_cell_and_line(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert result.stderr == ""
     # cell 4 (counting the markdown cell, as Jupyter does), line 6 of that cell, column 5.
-    assert result.stdout.splitlines() == [f"train.ipynb:cell 4:6:5: TLK101 {LEAKY_MESSAGE}"]
+    assert findings(result.stdout) == [f"train.ipynb:cell 4:6:5: TLK101 {LEAKY_MESSAGE}"]
     assert path.exists()
 
 
@@ -96,7 +96,7 @@ def test_directories_include_notebooks_but_not_checkpoints(tmp_path: Path) -> No
     (tmp_path / ".ipynb_checkpoints").mkdir()
     _notebook(tmp_path / ".ipynb_checkpoints" / "train-checkpoint.ipynb", *TRAINING)
     result = run_tool("torchleak", ".", cwd=tmp_path)
-    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["./train.ipynb"]
+    assert [line.split(":")[0] for line in findings(result.stdout)] == ["./train.ipynb"]
 
 
 def test_noqa_in_a_cell(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_syntax_error_is_located_in_its_cell(tmp_path: Path) -> None:
     _notebook(tmp_path / "bad.ipynb", ("code", "import torch"), ("markdown", "text"), ("code", "x = 1\nfor x in loader\n"))
     result = run_tool("torchleak", "bad.ipynb", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.startswith("bad.ipynb:cell 3:2:16: syntax error: ")  # CPython's wording varies
+    assert result.stdout.startswith("bad.ipynb:cell 3:2:16: TLK999 syntax error: ")  # CPython's wording varies
     [error] = json.loads(run_tool("torchleak", "--format", "json", "bad.ipynb", cwd=tmp_path).stdout)["errors"]
     assert (error["cell"], error["line"], error["column"]) == (3, 2, 16)
 

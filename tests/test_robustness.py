@@ -45,7 +45,7 @@ def test_chain_too_long_for_cpython_is_an_error_not_a_crash(tmp_path: Path) -> N
     path.write_text("x = " + " + ".join(["a"] * 5000) + "\n")
     result = run_tool("torchleak", str(path))
     assert result.returncode == 1
-    assert "too deeply nested for CPython's parser" in result.stderr
+    assert "TLK999 syntax error: too deeply nested for CPython's parser" in result.stdout
     assert "Traceback" not in result.stderr
 
 

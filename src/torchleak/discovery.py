@@ -1,0 +1,173 @@
+"""Which files a run lints: the paths given, directories walked as ruff walks them.
+
+A directory is searched recursively for ``*.py`` and ``*.ipynb``. The walk skips what ruff
+skips by default (``DEFAULT_EXCLUDE``, and any directory holding a ``pyvenv.cfg``: a virtual
+environment), what ``.gitignore`` files and ``.git/info/exclude`` ignore inside a git
+repository (matched by ``pathspec``, git's own rules), and the ``exclude`` patterns of the
+configuration that applies to each directory. Files named on the command line are always
+linted, unless ``force_exclude``: then the exclusions apply to them too (pre-commit names
+every file).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Final, Optional
+
+#: ruff's default ``exclude``, plus ``__pycache__`` and the other version-control folders.
+DEFAULT_EXCLUDE: Final = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+    ".vscode", "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
+    "site-packages", "venv", "CVS", "*.egg",
+)
+SUFFIXES: Final = (".py", ".ipynb")
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """The ``exclude`` patterns of one configuration and the directory they are relative to."""
+
+    patterns: tuple[str, ...] = ()
+    root: str = "."
+
+    def matches(self, path: str) -> bool:
+        """A glob matches the path relative to ``root``, the path as given, or its name."""
+        relative = Path(os.path.relpath(os.path.abspath(path), self.root)).as_posix()
+        forms = (Path(path).as_posix(), relative, os.path.basename(path))
+        return any(fnmatch.fnmatch(form, pattern) for form in forms for pattern in self.patterns)
+
+
+@dataclass
+class Discovered:
+    files: list[str] = field(default_factory=list)
+    #: (path, message) for each directory that could not be read.
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    #: Paths given that hold no Python file or notebook (after exclusions).
+    empty: list[str] = field(default_factory=list)
+
+
+def _default_excluded(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, pattern) for pattern in DEFAULT_EXCLUDE)
+
+
+def _git_top(directory: Path) -> Optional[Path]:
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+class _GitIgnore:
+    """The ignore rules in force in one git repository, read as the walk reaches each folder."""
+
+    def __init__(self, top: Path) -> None:
+        import pathspec
+
+        self._pathspec = pathspec
+        self.top = top
+        #: (directory, spec), outermost first; deeper files override outer ones, as in git.
+        self.specs: dict[Path, object] = {}
+        self._read(top / ".git" / "info" / "exclude", top, key=top / ".git")
+
+    def _read(self, file: Path, base: Path, key: Optional[Path] = None) -> None:
+        try:
+            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return
+        self.specs[key or base] = (base, self._pathspec.GitIgnoreSpec.from_lines(lines))
+
+    def enter(self, directory: Path) -> None:
+        if directory not in self.specs:
+            self._read(directory / ".gitignore", directory)
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        decision: Optional[bool] = None
+        for base, spec in self.specs.values():  # type: ignore[misc]
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            result = spec.check_file(relative + ("/" if is_dir else ""))
+            if result.include is not None:
+                decision = result.include
+        return bool(decision)
+
+
+def discover(
+    paths: Sequence[str],
+    exclusions_for: Callable[[str], Exclusions],
+    *,
+    force_exclude: bool = False,
+    respect_gitignore: bool = True,
+) -> Discovered:
+    """The files to lint under ``paths``, in a stable order; ``exclusions_for(directory)`` gives
+    the ``exclude`` of the configuration that applies there."""
+    found = Discovered()
+    for raw in paths:
+        if raw == "-":
+            found.files.append(raw)
+            continue
+        if not os.path.isdir(raw):
+            if not force_exclude or not excluded_by_name(raw, exclusions_for(os.path.dirname(raw) or ".")):
+                found.files.append(raw)
+            continue
+        before = len(found.files)
+        found.files.extend(_walk(raw, exclusions_for, respect_gitignore, found.unreadable))
+        if len(found.files) == before and not any(path == raw or path.startswith(raw) for path, _ in found.unreadable):
+            found.empty.append(raw)
+    return found
+
+
+def excluded_by_name(path: str, exclusions: Exclusions, defaults: bool = True) -> bool:
+    """``--force-exclude`` for a named file: its own name, a folder on its way below the
+    configuration's directory, or the path, matches a default or configured pattern."""
+    absolute = Path(os.path.abspath(path))
+    root = Path(os.path.abspath(exclusions.root))
+    try:
+        below = absolute.relative_to(root).parts
+    except ValueError:
+        below = (absolute.name,)
+    if defaults and any(_default_excluded(part) for part in below):
+        return True
+    return any(exclusions.matches(str(root.joinpath(*below[: index + 1]))) for index in range(len(below))) or exclusions.matches(path)
+
+
+def _walk(
+    start: str, exclusions_for: Callable[[str], Exclusions], respect_gitignore: bool, unreadable: list[tuple[str, str]]
+) -> list[str]:
+    top = _git_top(Path(os.path.abspath(start))) if respect_gitignore else None
+    gitignore = _GitIgnore(top) if top is not None else None
+    if gitignore is not None:
+        # .gitignore files between the repository's top and the starting folder apply too.
+        absolute = Path(os.path.abspath(start))
+        for directory in reversed((absolute, *absolute.parents)):
+            if directory == top or top in directory.parents:
+                gitignore.enter(directory)
+
+    def onerror(error: OSError) -> None:
+        unreadable.append((error.filename or start, f"cannot read: {error.strerror or error}"))
+
+    result: list[str] = []
+    for directory, directories, files in os.walk(start, onerror=onerror):
+        absolute = Path(os.path.abspath(directory))
+        if gitignore is not None:
+            gitignore.enter(absolute)
+        exclusions = exclusions_for(directory)
+
+        def keep(name: str, is_dir: bool) -> bool:
+            path = os.path.join(directory, name)
+            if _default_excluded(name) or exclusions.matches(path):
+                return False
+            if is_dir and os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+                return False
+            return gitignore is None or not gitignore.ignored(absolute / name, is_dir)
+
+        directories[:] = sorted(name for name in directories if keep(name, True))
+        result.extend(os.path.join(directory, name) for name in sorted(files) if name.endswith(SUFFIXES) and keep(name, False))
+    # os.walk is depth first with sorted folders, files before subfolders: sort for one order.
+    return sorted(result)

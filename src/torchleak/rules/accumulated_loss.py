@@ -140,6 +140,27 @@ class AccumulatedLoss(Rule):
             """,
             "a Lightning training_step runs once per batch, so self.* outlives it",
         ),
+        Flagged(
+            """
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0.0, 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+
+            losses = AverageMeter()
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                losses.update(loss, x.size(0))  # TLK101
+            """,
+            "a meter defined in the file whose update() adds its argument to self.sum: found at the call, through the method's summary",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(
@@ -255,6 +276,20 @@ class AccumulatedLoss(Rule):
                 epoch_loss += loss
             """,
             "the accumulator is reset at the top of every iteration, so it holds one graph at most",
+        ),
+        Clean(
+            """
+            def step(model, batch):
+                loss = model(batch).mean()
+                loss.backward()
+                return loss.item()
+
+
+            total_loss = 0
+            for batch in loader:
+                total_loss += step(model, batch)
+            """,
+            "the file's own helper returns loss.item(): a float has no graph (and .item() on it would crash)",
         ),
     )
     demo: ClassVar[LeakDemo | None] = LeakDemo(

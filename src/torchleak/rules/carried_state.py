@@ -114,6 +114,22 @@ class CarriedState(Rule):
             """,
             "an evaluation loop without no_grad: the chain grows every batch",
         ),
+        Flagged(
+            """
+            import torch.nn as nn
+
+            encoder = nn.Linear(32, 8)
+            optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)
+            center = torch.zeros(8)
+            for x in loader:
+                feats = encoder(x)
+                loss = (feats - center).pow(2).mean()
+                loss.backward()
+                optimizer.step()
+                center = 0.9 * center + 0.1 * feats.mean(0)  # TLK103
+            """,
+            'a moving average of features (not a loss) carries the graph into the next iteration',
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(

@@ -127,6 +127,76 @@ class HeldAcrossIterations(Rule):
             """,
             "forward runs once per batch: activations kept on self pile up, one graph per call",
         ),
+        Flagged(
+            """
+            class Tracker:
+                def __init__(self):
+                    self.history = []
+
+                def log(self, value):
+                    self.history.append(value)
+
+
+            tracker = Tracker()
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                tracker.log(loss)  # TLK102
+            """,
+            'a tracker method that appends its argument to self.history, called with the loss each step',
+        ),
+        Flagged(
+            """
+            import torch.nn as nn
+
+            net = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
+            outputs = []
+            for features in test_set:
+                outputs.append(net(features))  # TLK102
+            """,
+            'an evaluation loop over an nn.Sequential without no_grad: the module is known from its constructor, whatever it is called',
+        ),
+        Flagged(
+            """
+            import torch
+
+            all_probs = torch.empty(0)
+            for x in val_loader:
+                probs = model(x).softmax(-1)
+                all_probs = torch.cat([all_probs, probs])  # TLK102
+            """,
+            "torch.cat onto an accumulator grows it by every batch's graph",
+        ),
+        Flagged(
+            """
+            import torch.nn as nn
+
+
+            class Scorer:
+                def score(self, out):
+                    return out.mean().item()
+
+
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 1)
+
+                def score(self, x):
+                    return self.fc(x)
+
+
+            scorer, head = Scorer(), Head()
+            scores, outputs = [], []
+            for x in loader:
+                loss = head(x).sum()
+                loss.backward()
+                scores.append(scorer.score(x))
+                outputs.append(head.score(x))  # TLK102
+            """,
+            'two classes with a method of the same name: each call resolves through its own class',
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(
@@ -266,6 +336,27 @@ class HeldAcrossIterations(Rule):
                 predictions = predict(model, test_loader)
             """,
             "a helper that this file only calls under torch.no_grad() runs without grad",
+        ),
+        Clean(
+            """
+            import torch.nn.functional as F
+
+
+            def compute(model, batch):
+                x, y = batch
+                logits = model(x)
+                loss = F.cross_entropy(logits, y)
+                return loss, logits.argmax(1)
+
+
+            predictions = []
+            for batch in loader:
+                loss, pred = compute(model, batch)
+                loss.backward()
+                optimizer.step()
+                predictions.append(pred)
+            """,
+            'a helper returns (loss, logits.argmax(1)): the stored second element is an integer tensor without graph',
         ),
     )
     demo: ClassVar[LeakDemo | None] = LeakDemo(

@@ -30,7 +30,7 @@ from typing import Callable, Final
 
 import pytest
 
-from torchleak.runtime import Growth, measure
+from torchleak.runtime import Growth, StepRaised, measure
 
 #: Tensor bytes a step may add per iteration by default (see the module docstring).
 DEFAULT_MAX_BYTES_PER_ITER: Final = 1024
@@ -65,9 +65,16 @@ class LeakCheck:
         ``max_heap_bytes_per_iter=None`` skips the heap meter (and, on CPU, the second run
         of the step that it needs).
         """
-        growth = measure(
-            step, iters=iters, warmup=warmup, device=device, heap=max_heap_bytes_per_iter is not None
-        )
+        try:
+            growth = measure(
+                step, iters=iters, warmup=warmup, device=device, heap=max_heap_bytes_per_iter is not None
+            )
+        except StepRaised as raised:  # one clear line, not a traceback through the plugin
+            pytest.fail(
+                f"leakcheck: the step raised at iteration {raised.iteration} (counting the {warmup} warm-up): "
+                f"{type(raised.error).__name__}: {raised.error}",
+                pytrace=False,
+            )
         problems: list[str] = []
         if growth.bytes_per_iter > max_bytes_per_iter:
             problems.append(

@@ -19,8 +19,8 @@ class MyBatchNorm1d(nn.Module):
         if self.training:
             mean = x.mean(dim=0)
             var = x.var(dim=0, unbiased=False)
-            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * mean  # TLK101
-            self.running_var = (1 - self.momentum) * self.running_var + self.momentum * var  # TLK101
+            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * mean  # TLK103
+            self.running_var = (1 - self.momentum) * self.running_var + self.momentum * var  # TLK103
         else:
             mean, var = self.running_mean, self.running_var
         x_hat = (x - mean) / torch.sqrt(var + self.eps)

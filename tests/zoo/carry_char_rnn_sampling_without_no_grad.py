@@ -21,7 +21,7 @@ class CharRNN(nn.Module):
 def sample(model, prime, char_to_idx, idx_to_char, length=2000, temperature=0.8):
     hidden = torch.zeros(model.layers, 1, model.hidden_size)
     for ch in prime[:-1]:
-        _, hidden = model(torch.tensor([char_to_idx[ch]]), hidden)
+        _, hidden = model(torch.tensor([char_to_idx[ch]]), hidden)  # TLK103
     current = torch.tensor([char_to_idx[prime[-1]]])
     text = prime
     for _ in range(length):

@@ -669,10 +669,10 @@ class _Walker:
         if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
             # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
             fed = False
-            others = [e.value for e in call.args[0].value.elements if dotted(e.value) != key]  # type: ignore[attr-defined]
-            attached = [node for node in others if self.values.get(id(node), UNKNOWN).attached]
-            if attached:
-                self._store(statement, target, key, "cat", attached[0], self.values[id(attached[0])], frozenset({"<cat>"}))
+            others = [e.value for e in call.args[0].value.elements if _root_key(e.value) != key]  # type: ignore[attr-defined]
+            kept = [node for node in others if self.values.get(id(node), UNKNOWN).attached or self.values.get(id(node), UNKNOWN).params]
+            if kept:
+                self._store(statement, target, key, "cat", kept[0], self.values[id(kept[0])], frozenset({"<cat>"}))
         elif isinstance(call, cst.Call) and _is_sum_of_list(call, key):
             fed = False
         fed = fed or state_update
@@ -1720,8 +1720,15 @@ def _concatenates_onto(call: cst.Call, key: str, aliases: ImportAliases) -> bool
         name in ("torch.cat", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack", "torch.stack", "torch.row_stack")
         and bool(call.args)
         and isinstance(call.args[0].value, (cst.List, cst.Tuple))
-        and any(dotted(element.value) == key for element in call.args[0].value.elements)
+        and any(_root_key(element.value) == key for element in call.args[0].value.elements)
     )
+
+
+def _root_key(node: cst.BaseExpression) -> Optional[str]:
+    """``self.queue`` for ``self.queue.to(device)``: the tensor a chain of tensor methods starts from."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _TENSOR_METHODS:
+        node = node.func.value
+    return dotted(node)
 
 
 def _is_sum_of_list(call: cst.Call, key: str) -> bool:

@@ -27,11 +27,15 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
         # A later backward reuses this graph when both differentiate a common attached value
         # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); one the analysis
         # cannot trace counts as a use.
-        attached = {b.key for b in function.bindings if b.value.attached}
+        # Shared inputs that carry no graph (the batch, a detached tensor) do not count.
+        detached = {b.key for b in function.bindings if b.value.detached} - {
+            b.key for b in function.bindings if not b.value.detached
+        }
+        data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
         mine = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
         for other in later:
             theirs = function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions)
-            if other.kind == "call" or not other.output_mentions or mine & theirs & attached:
+            if other.kind == "call" or not other.output_mentions or (mine & theirs) - detached - data:
                 return True
     sources = function.sources_of(set(call.output_mentions))
     if sources & loop.attached_on_entry:

@@ -143,3 +143,14 @@ def test_recorded_peer_results_are_well_formed() -> None:
         for finding in findings:
             assert finding["code"] is None or finding["code"] in data["mapping"].values()
             assert isinstance(finding["line"], int) and finding["line"] >= 1
+
+
+def test_the_linter_does_not_fall_below_its_published_accuracy_on_the_zoo() -> None:
+    """A floor under today's measured figures (docs/accuracy.md), so that a change to the core
+    that loses precision or recall on the zoo fails here; raise it as the core improves."""
+    score_zoo = _load("score_zoo")
+    _cases, ours, _peer, _theirs = score_zoo.evaluate()
+    assert ours.overall.precision >= 0.90, ours.false
+    assert ours.overall.recall >= 0.70, ours.missed
+    assert ours.cases.precision >= 0.95
+    assert ours.cases.recall >= 0.74

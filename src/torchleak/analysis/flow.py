@@ -805,10 +805,9 @@ class _Walker:
             )
         outside = self._outside_target(key)
         if outside is not None and (value.attached or value.params) and not self._in_batch_loop():
-            kind = "store" if method != "[]=" or index else "carry"
             if method == "[]=" and not index:
                 return  # one slot overwritten each call holds one value
-            self._effect(Effect(kind, outside, value, self._where(), 0, method))
+            self._effect(Effect("store", outside, value, self._where(), 0, method))
 
     def _in_batch_loop(self) -> bool:
         """Inside a loop of this function that runs per batch: a store there is reported there,
@@ -1003,8 +1002,8 @@ class _Walker:
             return
         if receiver is not None and receiver.kind not in (Kind.UNKNOWN, Kind.INSTANCE, Kind.MODULE):
             return  # a method of a tensor, a number or an optimizer
-        if "." in callee and (call.func.attr.value in vocab.DETACHING_METHODS or call.func.attr.value in vocab.MODULE_SELF_METHODS
-                              or call.func.attr.value in _TENSOR_METHODS):
+        attribute = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+        if attribute in vocab.DETACHING_METHODS or attribute in vocab.MODULE_SELF_METHODS or attribute in _TENSOR_METHODS:
             return
         if "." in callee and callee.rsplit(".", 1)[0] in self.function.sources_of(set()) | self._data_names():
             return
@@ -1092,8 +1091,8 @@ class _Walker:
             inner = tuple_of(parts)
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            element = self._comprehension(node)
-            return Value(element.state, Kind.CONTAINER, element.double_backward, params=element.params)
+            produced = self._comprehension(node)
+            return Value(produced.state, Kind.CONTAINER, produced.double_backward, params=produced.params)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
             return NUMBER
         if isinstance(node, cst.Ellipsis):
@@ -1234,7 +1233,7 @@ class _Walker:
             if method is None:
                 for arg in node.args:
                     self._number_read(arg.value)
-            else:
+            elif isinstance(func, cst.Attribute):
                 self._number_read(func.value)
             return NUMBER
         if name in vocab.DETACHING_CALLABLES:

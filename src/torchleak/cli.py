@@ -324,6 +324,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             targets = [(path, job) for path, job in targets if path != "-"]
             if options.fix and not options.diff:
                 sys.stdout.buffer.write(stdin_data)
+                if not targets:
+                    return 0
     if not options.quiet:
         for path in found.empty:
             sys.stderr.write(f"torchleak: warning: {path}: no Python files or notebooks found\n")

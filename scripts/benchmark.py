@@ -758,7 +758,7 @@ def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: ar
         "",
         "## Corpus",
         "",
-        f"{files:,} files, {lines:,} lines (`{args.corpus}`). The slow peers and row b-sample lint every "
+        f"{files:,} files, {lines:,} lines. The slow peers and row b-sample lint every "
         f"{args.peer_sample}th file of the sorted list: {sample:,} files, {sample_lines:,} lines.",
         "",
         table(corpus, floor),
@@ -769,7 +769,7 @@ def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: ar
         "",
         table(typical, by_key.get("t-ast")),
         "",
-        "## Targets (issue 4)",
+        "## Targets",
         "",
         *targets(by_key),
         "",

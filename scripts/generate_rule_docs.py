@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from torchleak.docs import render, summary
+from torchleak.docs import harm_label, render, summary
 from torchleak.rules import ALL_RULES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -17,7 +17,7 @@ def pages() -> dict[Path, str]:
     result = {}
     for rule in ALL_RULES:
         result[DOCS / f"{rule.code}.md"] = render(rule)
-        index.append(f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {rule.harm} | {summary(rule)} |")
+        index.append(f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {harm_label(rule.harm)} | {summary(rule)} |")
     result[DOCS / "README.md"] = "\n".join(index) + "\n"
     return result
 

@@ -99,7 +99,7 @@ def test_hook_fails_on_the_leaky_file_and_passes_on_the_clean_one(
     leaky = _pre_commit(target, pre_commit_home, "try-repo", str(hook_repository), "torchleak", "--files", "leaky.py", "generated/gen.py")
     assert leaky.returncode == 1
     assert "torchleak...." in leaky.stdout and "Failed" in leaky.stdout
-    reported = [line for line in leaky.stdout.splitlines() if ": TLK" in line]
+    reported = [line.replace(" [*] ", " ") for line in leaky.stdout.splitlines() if ": TLK" in line]
     assert reported == [
         "leaky.py:5:5: TLK101 'total += loss' keeps the autograd graph of every iteration alive; "
         "accumulate loss.item() (or loss.detach())"
@@ -137,3 +137,40 @@ def test_flake8_route_with_torchleak_as_an_additional_dependency(
     assert "clean.py:" not in leaky.stdout
     clean = _pre_commit(target, pre_commit_home, "run", "flake8", "--files", "clean.py")
     assert clean.returncode == 0 and "Passed" in clean.stdout
+
+
+def _readme_yaml() -> list[str]:
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## pre-commit", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```yaml\n(.*?)```", section, re.S)
+
+
+def test_the_readmes_snippets_as_written(pre_commit_home: Path, target: Path) -> None:
+    """The README's hook, at the README's rev (a commit of this repository), with `repo` pointed
+    at this checkout: Python files only, then with the notebook variant, notebooks too."""
+    import json
+    import re
+
+    remote, notebooks, local = _readme_yaml()
+    rev = re.search(r"rev: ([0-9a-f]{40})", remote)
+    assert rev is not None
+    known = subprocess.run(["git", "cat-file", "-e", rev.group(1) + "^{commit}"], cwd=ROOT, env=_environment(), capture_output=True)
+    if known.returncode != 0:
+        pytest.skip("a shallow clone without the README's rev")
+    cell = {"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [], "source": LEAKY.splitlines(True)}
+    (target / "train.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    config = remote.replace("repo: ../torchleak", f"repo: {ROOT}")
+    (target / ".pre-commit-config.yaml").write_text(config)
+    _git(target, "add", "--all")
+    plain = _pre_commit(target, pre_commit_home, "run", "--all-files")
+    assert plain.returncode == 1
+    assert [line.split(":")[0] for line in plain.stdout.splitlines() if ": TLK" in line] == ["leaky.py"]
+    hook = notebooks.strip("\n")
+    (target / ".pre-commit-config.yaml").write_text(config.replace("    -   id: torchleak\n", hook + "\n"))
+    _git(target, "add", "--all")
+    widened = _pre_commit(target, pre_commit_home, "run", "--all-files")
+    assert widened.returncode == 1
+    assert sorted(line.split(":")[0] for line in widened.stdout.splitlines() if ": TLK" in line) == ["leaky.py", "train.ipynb"]
+    assert "entry: torchleak --force-exclude" in local and "types_or: [python, jupyter]" in local

@@ -176,7 +176,7 @@ class Resolver:
         return Exclusions(_given(self.options.exclude, config.exclude, ()), str(config.root))
 
     def respect_gitignore(self) -> bool:
-        return _given(self.options.respect_gitignore, self.config_for(os.getcwd()).respect_gitignore, True)
+        return bool(_given(self.options.respect_gitignore, self.config_for(os.getcwd()).respect_gitignore, True))
 
 
 def configure(options: argparse.Namespace) -> tuple[_Job, tuple[str, ...]]:

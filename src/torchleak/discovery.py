@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Final, Optional
+from typing import Any, Callable, Final, Optional
 
 #: ruff's default ``exclude``, plus ``__pycache__`` and the other version-control folders.
 DEFAULT_EXCLUDE: Final = (
@@ -71,7 +71,7 @@ class _GitIgnore:
         self._pathspec = pathspec
         self.top = top
         #: (directory, spec), outermost first; deeper files override outer ones, as in git.
-        self.specs: dict[Path, object] = {}
+        self.specs: dict[Path, tuple[Path, Any]] = {}
         self._read(top / ".git" / "info" / "exclude", top, key=top / ".git")
 
     def _read(self, file: Path, base: Path, key: Optional[Path] = None) -> None:
@@ -87,7 +87,7 @@ class _GitIgnore:
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         decision: Optional[bool] = None
-        for base, spec in self.specs.values():  # type: ignore[misc]
+        for base, spec in self.specs.values():
             try:
                 relative = path.relative_to(base).as_posix()
             except ValueError:
@@ -145,9 +145,9 @@ def _walk(
     if gitignore is not None:
         # .gitignore files between the repository's top and the starting folder apply too.
         absolute = Path(os.path.abspath(start))
-        for directory in reversed((absolute, *absolute.parents)):
-            if directory == top or top in directory.parents:
-                gitignore.enter(directory)
+        for folder in reversed((absolute, *absolute.parents)):
+            if folder == top or top in folder.parents:
+                gitignore.enter(folder)
 
     def onerror(error: OSError) -> None:
         unreadable.append((error.filename or start, f"cannot read: {error.strerror or error}"))

@@ -36,7 +36,7 @@ def validate():
 def train_recurrent():
     hidden = torch.zeros(1, 8, 32)
     for x, y in sequence_loader:
-        out, hidden = gru(x, hidden)
+        out, hidden = gru(x, hidden)  # TLK103
         loss = F.mse_loss(out, y)
         loss.backward(retain_graph=True)  # TLK202
         optimizer.step()

@@ -204,8 +204,10 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
     ranges: list[list[int]] = []
     for index in sorted(kept):
         first, last = spans[index]
-        if ranges and index - 1 in kept:
-            ranges[-1][1] = last
+        # One segment per top-level statement (statements sharing a line stay together), so that
+        # positions are computed only for the statements that hold a finding.
+        if ranges and index - 1 in kept and first <= ranges[-1][1]:
+            ranges[-1][1] = max(last, ranges[-1][1])
         else:
             ranges.append([first, last])
     segments = tuple(Segment(first, "".join(lines[first - 1 : last])) for first, last in ranges)

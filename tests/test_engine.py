@@ -210,3 +210,39 @@ def test_a_loop_that_only_calls_autograd_grad_is_a_training_loop() -> None:
         """
     )
     assert [(f.line, f.code) for f in lint_source(source)] == [(7, "TLK102")]
+
+
+def test_a_callee_of_a_no_grad_decorated_function_is_no_grad() -> None:
+    """Found on the library corpus (torchmetrics, speecht5): the helper runs only under the
+    decorated caller, so its outputs carry no graph."""
+    source = dedent(
+        '''\
+        import torch
+        def collect(model, xs):
+            outs = []
+            for x in xs:
+                outs.append(model(x))
+            return torch.cat(outs)
+        @torch.no_grad()
+        def predict(model, xs):
+            return collect(model, xs)
+        '''
+    )
+    assert lint_source(source) == []
+    assert [f.code for f in lint_source(source.replace("@torch.no_grad()\n", ""))] == ["TLK102"]
+
+
+def test_a_layer_loop_in_a_forward_whose_base_class_is_imported_is_one_forward_pass() -> None:
+    """Found on the library corpus (pe_audio, pe_video): a class defining forward is a module."""
+    source = dedent(
+        '''\
+        from .base import BaseEncoder
+        class Encoder(BaseEncoder):
+            def forward(self, x, mask=None):
+                h = self.embedder(x)
+                for layer in self.layers[: self.config.num_hidden_layers]:
+                    h = layer(h, mask)
+                return h
+        '''
+    )
+    assert lint_source(source) == []

@@ -350,7 +350,10 @@ def _walk(module: cst.Module, settings: Settings, no_grad_callees: frozenset[str
         elif isinstance(statement, cst.FunctionDef):
             context.functions.setdefault(statement.name.value, []).append(statement)
     for info in context.classes.values():
-        info.is_module = any(base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) for base in info.bases)
+        # A class that defines ``forward`` is a module even when its base is imported from elsewhere.
+        info.is_module = "forward" in info.methods or any(
+            base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) for base in info.bases
+        )
     for info in context.classes.values():  # a subclass of a module class in the file is a module
         info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
     context.facts.observations = context.observations
@@ -1697,6 +1700,8 @@ def _iterates_modules(node: cst.BaseExpression) -> bool:
         return True
     if isinstance(node, cst.Call) and last_identifier(node.func) in ("zip", "enumerate", "reversed"):
         return any(_iterates_modules(arg.value) for arg in node.args)
+    while isinstance(node, cst.Subscript):
+        node = node.value  # ``self.layers[: n]``
     key = dotted(node)
     return key is not None and key.startswith("self.") and any(
         word in key.rsplit(".", 1)[-1].lower() for word in ("layer", "block", "head", "stage", "module")

@@ -60,10 +60,35 @@ def _identifier(node: ast.AST) -> str:
 
 
 def _is_no_grad_block(node: ast.AST) -> bool:
+    """``with torch.no_grad():``, or a function decorated ``@torch.no_grad()`` (its callees run
+    without grad too)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return any(
+            _identifier(decorator.func if isinstance(decorator, ast.Call) else decorator) in _NO_GRAD_NAMES
+            for decorator in node.decorator_list
+        )
     return isinstance(node, (ast.With, ast.AsyncWith)) and any(
         isinstance(item.context_expr, ast.Call) and _identifier(item.context_expr.func) in _NO_GRAD_NAMES
         for item in node.items
     )
+
+
+def _close_over_callees(tree: ast.AST, names: set[str]) -> set[str]:
+    """The functions called, directly or through others, by functions in ``names``."""
+    calls: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            calls.setdefault(node.name, set()).update(
+                _identifier(inner.func) for inner in ast.walk(node) if isinstance(inner, ast.Call)
+            )
+    closed = set(names)
+    pending = list(names)
+    while pending:
+        for callee in calls.get(pending.pop(), ()):
+            if callee and callee not in closed and callee in calls:
+                closed.add(callee)
+                pending.append(callee)
+    return closed
 
 
 _LOOP: Final = re.compile(r"^\s*(?:async\s+)?(?:for|while)\b", re.MULTILINE)
@@ -148,7 +173,8 @@ def called_under_no_grad(tree: ast.AST) -> frozenset[str]:
     grad although its own body does not say so; the analysis treats such functions as no-grad.
     """
     body = tree.body if isinstance(tree, ast.Module) else []
-    return frozenset().union(*(_depth_and_no_grad_calls(statement)[1] for statement in body))
+    direct: set[str] = set().union(*(_depth_and_no_grad_calls(statement)[1] for statement in body))
+    return frozenset(_close_over_callees(tree, direct))
 
 
 def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_depth: int) -> Plan:
@@ -165,6 +191,7 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
     for statement, summary in zip(body, summaries):
         if summary.mentions_no_grad:
             no_grad_callees |= _depth_and_no_grad_calls(statement, max_depth)[1]
+    no_grad_callees = _close_over_callees(tree, no_grad_callees) if no_grad_callees else no_grad_callees
     if not any(summary.relevant for summary in summaries):
         return Plan(0, (), frozenset(no_grad_callees))
 

@@ -43,8 +43,6 @@ class Loop:
     has_forward: bool = False
     #: Inside a method of an ``nn.Module`` (a loop over layers or time steps of one forward).
     in_module_method: bool = False
-    #: The body calls something the analysis cannot see into with graph-attached arguments.
-    opaque_calls: bool = False
     #: How many ``if``/``try`` branches enclose the loop statement.
     branch_depth: int = 0
 
@@ -61,7 +59,7 @@ class Loop:
 
     def outlives_iteration(self, key: str) -> bool:
         """Whether ``key`` keeps its value from one iteration of this loop to the next."""
-        prefixes = _prefixes(key)
+        prefixes = key_prefixes(key)
         if self.per_batch_method:
             # Locals die with the call; an attribute lives on unless the method resets it first.
             return key.startswith("self.") and all(self.first_access.get(p) != "write" for p in prefixes[1:])
@@ -78,7 +76,7 @@ class Loop:
             loop = loop.parent
 
 
-def _prefixes(key: str) -> list[str]:
+def key_prefixes(key: str) -> list[str]:
     """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``: the outermost owner first."""
     parts = key.split(".")
     return [".".join(parts[: i + 1]) for i in range(len(parts))]

@@ -25,6 +25,7 @@ import libcst as cst
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import (
     Accumulation,
+    key_prefixes,
     BackwardCall,
     Binding,
     FileFacts,
@@ -88,14 +89,6 @@ def target_key(node: cst.BaseExpression) -> Optional[str]:
     return dotted(node)
 
 
-def _prefixes(key: str) -> Iterator[str]:
-    position = key.find(".")
-    while position != -1:
-        yield key[:position]
-        position = key.find(".", position + 1)
-    yield key
-
-
 def _expression_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     """The sub-expressions of common nodes, without libcst's generic (and slow) ``children``."""
     if isinstance(node, cst.Call):
@@ -132,7 +125,7 @@ def mentions(node: cst.CSTNode) -> set[str]:
         if isinstance(current, (cst.Name, cst.Attribute)):
             key = dotted(current)
             if key is not None:
-                found.update(_prefixes(key))
+                found.update(key_prefixes(key))
                 continue
         stack.extend(_expression_children(current))
     return found
@@ -440,9 +433,6 @@ class _Walker:
         summary = self.function.summary
         summary.returns = returns
         summary.parameters = tuple(self.parameters)
-        summary.returned_accumulators = frozenset(
-            accumulation.key for accumulation in self.function.accumulations if accumulation.key in self.function.returned_keys
-        )
         for loop in self.loops:  # the per-batch method's pseudo-loop
             loop.end = self.context.seq
             self.context.facts.loops.append(loop)
@@ -666,7 +656,7 @@ class _Walker:
         elif value.params and key in sources and not self._in_batch_loop():
             outside = self._outside_target(key)
             if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
-                self._effect(Effect("accumulate", outside, value, self._where(), 0, "="))
+                self._effect(Effect("accumulate", outside, value, self.function.name, "="))
         call = _strip_access(value_node)
         fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
         if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
@@ -711,11 +701,10 @@ class _Walker:
             attributes[(cls, attribute)] = replace(value, params=frozenset())
         if self.function.summary.name.endswith("__init__"):
             return
-        line = self._line(statement)
         if fed and (value.attached or value.params):
-            self._effect(Effect("carry", f"self.{attribute}", value, self._where(), line))
+            self._effect(Effect("carry", f"self.{attribute}", value, self.function.name))
         elif value.detached or value.kind is Kind.NONE:
-            self._effect(Effect("reset", f"self.{attribute}", value, self._where(), line))
+            self._effect(Effect("reset", f"self.{attribute}", value, self.function.name))
 
     def _self_referential_update(
         self, target: cst.BaseExpression, key: str, value_node: cst.BaseExpression, statement: cst.CSTNode
@@ -784,13 +773,6 @@ class _Walker:
             self.function.effect_nodes[id(effect)] = self.statement
             self._locate(self.statement)
 
-    def _where(self) -> str:
-        name = self.function.name
-        return name
-
-    def _line(self, node: cst.CSTNode) -> int:
-        return 0  # positions are resolved only for reported nodes; messages name the function
-
     def _store(
         self,
         node: cst.CSTNode,
@@ -810,7 +792,7 @@ class _Walker:
         if outside is not None and (value.attached or value.params) and not self._in_batch_loop():
             if method == "[]=" and not index:
                 return  # one slot overwritten each call holds one value
-            self._effect(Effect("store", outside, value, self._where(), 0, method))
+            self._effect(Effect("store", outside, value, self.function.name, method))
 
     def _in_batch_loop(self) -> bool:
         """Inside a loop of this function that runs per batch: a store there is reported there,
@@ -837,7 +819,7 @@ class _Walker:
     def _augmented(self, node: cst.AugAssign) -> None:
         key = target_key(node.target)
         if key is not None:
-            for prefix in _prefixes(key):
+            for prefix in key_prefixes(key):
                 self._read(prefix)
         if isinstance(node.target, cst.Subscript):
             for element in node.target.slice:
@@ -855,7 +837,7 @@ class _Walker:
                 self._accumulation(node, node.target, key, operator, node.value, value)
             outside = self._outside_target(key)
             if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/=") and not self._in_batch_loop():
-                self._effect(Effect("accumulate", outside, value, self._where(), 0, operator))
+                self._effect(Effect("accumulate", outside, value, self.function.name, operator))
         if value.attached:
             self.env[key] = combine(self._lookup(key), value)
         self._binding(node, key, self.env.get(key, UNKNOWN), mentions(node.value) | {key})
@@ -1008,7 +990,7 @@ class _Walker:
         attribute = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
         if attribute in vocab.DETACHING_METHODS or attribute in vocab.MODULE_SELF_METHODS or attribute in _TENSOR_METHODS:
             return
-        if "." in callee and callee.rsplit(".", 1)[0] in self.function.sources_of(set()) | self._data_names():
+        if "." in callee and callee.rsplit(".", 1)[0] in self._data_names():
             return
         self.context.observations.call_results.append((self.function, key, callee, False, callee))
 
@@ -1126,7 +1108,7 @@ class _Walker:
         if key is None:
             base = self.evaluate(node.value)
         else:
-            for prefix in _prefixes(key):
+            for prefix in key_prefixes(key):
                 self._read(prefix)
             if key in self.env:
                 return self.env[key]
@@ -1304,9 +1286,6 @@ class _Walker:
                 inner = combine(*arguments) if arguments else DETACHED
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
             return combine(*arguments) if arguments else UNKNOWN
-        if any(a.attached for a in arguments):
-            for loop in self.loops:
-                loop.opaque_calls = True
         return UNKNOWN
 
     def _forward(
@@ -1345,7 +1324,7 @@ class _Walker:
             if not value.attached or where is None or effect.kind not in ("carry", "accumulate", "store"):
                 continue
             key = f"{owner}.{effect.target[len('self.'):]}"
-            for prefix in _prefixes(key):
+            for prefix in key_prefixes(key):
                 self._read(prefix)
             via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             if effect.kind == "store":
@@ -1471,13 +1450,13 @@ class _Walker:
             if key is None:
                 continue
             value = substitute(effect.value, bound)
-            via = f"{effect.where}"
+            via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             outside = self._outside_target(key)
             if outside is not None and (value.attached or value.params) and effect.kind != "reset":
                 self._effect(replace(effect, target=outside, value=value))
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
-            for prefix in _prefixes(key):
+            for prefix in key_prefixes(key):
                 self._read(prefix)
             if effect.kind == "reset":
                 self.env[key] = value
@@ -1487,7 +1466,6 @@ class _Walker:
                 continue
             self._locate(node)
             argument = self._argument_node(node, summary, effect.value, bound) or node
-            via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             if effect.kind == "store":
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument, value, frozenset({"<call>"}), via)
@@ -1524,7 +1502,7 @@ class _Walker:
         if not value.attached or effect.target.startswith(("arg", "self.")):
             return
         key = effect.target
-        for prefix in _prefixes(key):
+        for prefix in key_prefixes(key):
             self._read(prefix)
         self.function.stores.append(
             Store(store_node, self.context.next_seq(), self.loop, self.function, cst.Name(key), key,
@@ -1611,7 +1589,7 @@ class _Walker:
                 self.env[receiver_key] = ATTACHED
                 outside = self._outside_target(receiver_key)
                 if outside is not None:
-                    self._effect(Effect("carry", outside, ATTACHED, self._where(), 0, method))
+                    self._effect(Effect("carry", outside, ATTACHED, self.function.name, method))
         elif method in ("detach_", "clear") and isinstance(func, cst.Attribute):
             key = dotted(func.value)
             if key is not None:
@@ -1619,7 +1597,7 @@ class _Walker:
                 self._binding(node, key, DETACHED, set())
                 outside = self._outside_target(key)
                 if outside is not None:
-                    self._effect(Effect("reset", outside, DETACHED, self._where(), 0, method))
+                    self._effect(Effect("reset", outside, DETACHED, self.function.name, method))
         elif method in vocab.GRAD_RESET_METHODS:  # set_to_none=False zeroes in place: a reset too (measured)
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
         elif _is_logging(node) or name in ("print",):

@@ -51,10 +51,6 @@ def backwarded_later(function: Function, key: str) -> bool:
 def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
     """Whether a function of the file differentiates what ``key`` holds: REINFORCE's
     ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``."""
-    if not key.startswith("self.") and "." not in key and not any(
-        key in function.backward_mentions for function in facts.functions
-    ):
-        pass
     attribute = key.rsplit(".", 1)[-1]
     for function in facts.functions:
         if not function.backwards:

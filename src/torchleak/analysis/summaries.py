@@ -4,7 +4,7 @@ compared and cached): its return value as a function of its arguments, and its e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Literal
 
 from torchleak.analysis.values import DETACHED, Value
 
@@ -27,9 +27,9 @@ class Effect:
     target: str
     #: The stored value; symbolic (``params``) when it depends on the arguments.
     value: Value
-    #: Where it happens, for messages: ``AverageMeter.update`` and the line of the store.
+    #: The function it happens in, for messages (``AverageMeter.update``); the statement itself
+    #: is in ``Function.effect_nodes``.
     where: str
-    line: int
     #: The method or operator that stores it (``append``, ``+=``, ``[]=``).
     method: str = ""
 
@@ -47,15 +47,5 @@ class Summary:
     no_grad: bool = False
     #: Puts a module in evaluation mode (``model.eval()``): what it computes is not trained on.
     evaluates: bool = False
-    #: Keys of accumulators that flow into the return value (a sum returned to the caller).
-    returned_accumulators: frozenset[str] = frozenset()
     #: Parameter names by position (``self`` included), for messages and hook wiring.
     parameters: tuple[str, ...] = ()
-    #: The function is being summarised (recursion): callers treat it as unknown.
-    in_progress: bool = False
-
-    def effect_on(self, target: str) -> Optional[Effect]:
-        for effect in self.effects:
-            if effect.target == target:
-                return effect
-        return None

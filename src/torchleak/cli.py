@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional, TextIO, TypeVar
 
 from torchleak import __version__
-from torchleak.analysis.settings import Settings
+from torchleak.analysis.settings import Origin, Settings
 from torchleak.config import Config, ConfigError, PerFileIgnores, find_from, load, load_cached, parse_codes, parse_per_file_ignores
 from torchleak.discovery import Exclusions, discover, excluded_by_name
 from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, SYNTAX_CODE, check_source
@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model-names", type=_comma_list, help="extra callables that run a model")
     parser.add_argument("--loss-names", type=_comma_list, help="extra callables that compute a loss")
     parser.add_argument("--per-batch-methods", type=_comma_list, help="extra methods called once per batch")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache of the project's module summaries (.torchleak_cache)")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where to keep that cache (default: .torchleak_cache at the project root)")
     parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.torchleak] from this file instead of searching")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     parser.add_argument("--format", choices=tuple(FORMATS), default="text", help="output format (default: text)")
@@ -113,6 +115,16 @@ class _Job:
     offer_fixes: bool = True
     #: Keep the source lines (for --show-source).
     keep_source: bool = False
+    #: The cache of the project index (None: at the project root) and whether to use it.
+    cache_dir: Optional[str] = None
+    use_cache: bool = True
+
+    def for_file(self, path: str) -> _Job:
+        """The job for one file: its imports of the project's own modules are followed
+        (``-`` stands for the stdin display name, followed only when one is given)."""
+        if path in ("-", "stdin"):
+            return self
+        return replace(self, settings=replace(self.settings, origin=Origin(path, self.cache_dir, self.use_cache)))
 
     def ignore_for(self, path: str) -> tuple[str, ...]:
         extra = [code for pattern, codes in self.per_file_ignores if Exclusions((pattern,), self.root).matches(path) for code in codes]
@@ -169,6 +181,8 @@ class Resolver:
             per_file_ignores=_given(options.per_file_ignores, config.per_file_ignores, ()),
             root=str(config.root),
             keep_source=bool(getattr(options, "show_source", False)),
+            cache_dir=_given(getattr(options, "cache_dir", None), config.cache_dir, None),
+            use_cache=not getattr(options, "no_cache", False),
         )
 
     def exclusions_for(self, directory: str) -> Exclusions:
@@ -205,10 +219,11 @@ def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileR
     except NotebookError as error:
         return FileReport(path, error=f"cannot read notebook: {error}")
     ignore = job.ignore_for(path)
-    result = check_source(source, select=job.select, ignore=ignore, settings=job.settings, apply_noqa=True)
+    settings = job.for_file(path).settings
+    result = check_source(source, select=job.select, ignore=ignore, settings=settings, apply_noqa=True)
     fixes = {}
     if job.offer_fixes and result.skipped is None and result.findings:
-        fixes = offered_fixes(source, result.findings, select=job.select, ignore=ignore, settings=job.settings)
+        fixes = offered_fixes(source, result.findings, select=job.select, ignore=ignore, settings=settings)
     keep = result.syntax_error is not None or job.keep_source
     return FileReport(path, result, source_lines=source.splitlines() if keep else [], cells=cells, fixes=fixes)
 
@@ -341,7 +356,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if options.fix or options.diff:
             status = fix_files(
-                targets, unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
+                [(path, job.for_file(options.stdin_display_name if path == "-" else path)) for path, job in targets], unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
                 writer=FORMATS[options.format], out=out, err=sys.stderr, quiet=options.quiet,
                 color=opened is None and use_color(out), extra_reports=unreadable,
             )

@@ -28,6 +28,7 @@ KEYS: Final = (
     "loss-names",
     "per-batch-methods",
     "respect-gitignore",
+    "cache-dir",
 )
 _CODE_KEYS: Final = frozenset({"select", "ignore", "extend-select"})
 
@@ -54,6 +55,8 @@ class Config:
     loss_names: Optional[tuple[str, ...]] = None
     per_batch_methods: Optional[tuple[str, ...]] = None
     respect_gitignore: Optional[bool] = None
+    #: The project index's cache directory, resolved against the pyproject.toml's directory.
+    cache_dir: Optional[str] = None
 
     @property
     def root(self) -> Path:
@@ -127,6 +130,11 @@ def load(path: Optional[Path]) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} respect-gitignore must be true or false")
             values["respect_gitignore"] = value
+            continue
+        if key == "cache-dir":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{where} cache-dir must be a directory name (a string)")
+            values["cache_dir"] = str(path.parent / os.path.expanduser(value.strip()))
             continue
         if not _is_strings(value):
             raise ConfigError(f"{where} {key} must be a list of strings")

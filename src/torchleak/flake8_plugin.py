@@ -7,6 +7,10 @@ replace the table's key; a TLK code named in flake8's ``select`` or ``extend-sel
 table's ``select`` and ``extend-select``, one named in its ``ignore`` or ``extend-ignore`` the
 table's ``ignore``; flake8's ``per-file-ignores`` replaces the table's. ``--isolated``
 ignores the table.
+
+The file's imports of its project's own modules are followed as in the command (the project
+index, with the same ``.torchleak_cache`` or ``cache-dir``); ``TORCHLEAK_NO_CACHE=1`` turns the
+cache off.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ import ast
 import logging
 import os
 import sys
+from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Optional
 
 from torchleak import __version__
-from torchleak.analysis.settings import Settings
+from torchleak.analysis.settings import Origin, Settings
 from torchleak.engine import ALL_CODES, DEFAULT_SELECT, NOTICE_CODE, check_source, is_selected, notice_selected
 
 LOG = logging.getLogger(__name__)
@@ -75,7 +80,8 @@ class Flake8Plugin:
             for key in ("model_names", "loss_names", "per_batch_methods")
             for value in [getattr(options, f"torchleak_{key}", None)]
         }
-        cls.settings = Settings(**{key: frozenset(value or ()) for key, value in cls.given_names.items()})
+        names = {key: frozenset(value or ()) for key, value in cls.given_names.items()}
+        cls.settings = Settings(names["model_names"], names["loss_names"], names["per_batch_methods"])
         cls.enabled = _any_code_selected(options)
         selected = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
         cls.notices = notice_selected(selected)
@@ -96,6 +102,10 @@ class Flake8Plugin:
             if keep is not None and keep.excluded:
                 return
             settings = keep.settings if keep is not None else self.settings
+            if self._filename not in ("-", "stdin") or self.stdin_display_name != "stdin":
+                path = self.stdin_display_name if self._filename in ("-", "stdin") else self._filename
+                cache_dir = table[1].cache_dir if table is not None else None
+                settings = replace(settings, origin=Origin(path, cache_dir))
             # flake8 filters codes itself (select, ignore, per-file-ignores, noqa), so ask for all.
             result = check_source("".join(self._lines), select=ALL_CODES, tree=self._tree, settings=settings)
         except Exception:  # check_source never raises; this guards flake8 against our bugs anyway

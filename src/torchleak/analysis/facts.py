@@ -230,6 +230,8 @@ class FileFacts:
     #: Raw uses recorded by the walk, for the evidence pass (``flow._Observations``).
     observations: Any = None
     #: What the evidence pass learned (``flow.Evidence``): callers that backward a function's
+    #: The classes of the file that are modules (``nn.Module`` subclasses, classes with ``forward``).
+    module_classes: set[str] = field(default_factory=set)
     #: result, read it as a number, or call it at all.
     evidence: Any = None
 

@@ -37,7 +37,7 @@ from torchleak.analysis.facts import (
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
-from torchleak.analysis.summaries import Effect, Summary
+from torchleak.analysis.summaries import ClassSummary, Effect, Externals, Summary
 from torchleak.analysis.values import (
     ATTACHED,
     DETACHED,
@@ -271,6 +271,8 @@ class _FileContext:
 
     def next_seq(self) -> int:
         self.seq += 1
+    #: What the file's imports of its project's other modules bind (``analysis/project.py``).
+    externals: Externals = field(default_factory=Externals)
         return self.seq
 
     def class_chain(self, name: Optional[str]) -> Iterator[ClassInfo]:
@@ -294,7 +296,30 @@ class _FileContext:
 
 
 def analyse(
-    module: cst.Module, settings: Settings = Settings(), no_grad_callees: Optional[frozenset[str]] = None
+    module: cst.Module,
+    settings: Settings = Settings(),
+    no_grad_callees: Optional[frozenset[str]] = None,
+    externals: Optional[Externals] = None,
+    def imported_class(self, name: Optional[str]) -> Optional[ClassSummary]:
+        """A class of another module of the project: by the name this file imports it under
+        (``AverageMeter``, ``utils.AverageMeter``) or by the key a value names it with."""
+        if not name:
+            return None
+        found = self.externals.classes.get(name) if ":" in name else self.externals.resolve(name)
+        return found if isinstance(found, ClassSummary) else None
+
+    def imported_method(self, cls: Optional[str], name: str) -> Optional[Summary]:
+        """A method of an imported class, or one a class of this file inherits from one."""
+        found = self.imported_class(cls)
+        if found is not None:
+            return found.methods.get(name)
+        for info in self.class_chain(cls):
+            for base in info.bases:
+                inherited = self.imported_class(base)
+                if inherited is not None and name in inherited.methods:
+                    return inherited.methods[name]
+        return None
+
 ) -> FileFacts:
     """Walk ``module`` and return what every rule needs to know about it.
 
@@ -305,19 +330,28 @@ def analyse(
     """
     if no_grad_callees is None:
         no_grad_callees = called_under_no_grad(ast.parse(module.code))
+    ``externals`` are the summaries of what the file imports from its project; without them,
+    ``settings.origin`` (where the file lives) lets the project index find them.
     evidence = Evidence()
-    facts = _walk(module, settings, no_grad_callees, evidence)
+    facts = _walk(module, settings, no_grad_callees, evidence, externals)
     for _ in range(2):
+    if externals is None and settings.origin is not None:
+        from torchleak.analysis.project import externals_for  # the index analyses other modules with this function
+
+        externals = externals_for(module, settings)
+    externals = externals if externals is not None else Externals()
         learned = _evidence(facts, evidence)
         if learned.size() == evidence.size():
             break
         evidence = learned
-        facts = _walk(module, settings, no_grad_callees, evidence)
+        facts = _walk(module, settings, no_grad_callees, evidence, externals)
     facts.evidence = _evidence(facts, evidence)
     return facts
 
 
-def _walk(module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence) -> FileFacts:
+def _walk(
+    module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence, externals: Externals
+) -> FileFacts:
     statements = list(iter_statements(module.body))
     context = _FileContext(
         module=module,
@@ -328,6 +362,7 @@ def _walk(module: cst.Module, settings: Settings, no_grad_callees: frozenset[str
     )
     context.no_grad_callees = set(no_grad_callees)
     for top in module.body:
+        externals=externals,
         for nested in iter_statements([top]):
             if isinstance(nested, cst.FunctionDef):
                 context.def_tops[id(nested)] = top
@@ -345,13 +380,15 @@ def _walk(module: cst.Module, settings: Settings, no_grad_callees: frozenset[str
     for info in context.classes.values():
         # A class that defines ``forward`` is a module even when its base is imported from elsewhere.
         info.is_module = "forward" in info.methods or any(
-            base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) for base in info.bases
+            base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) or getattr(context.imported_class(base), "is_module", False)
+            for base in info.bases
         )
     for info in context.classes.values():  # a subclass of a module class in the file is a module
         info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
     context.facts.observations = context.observations
     _Walker(context, module, _MODULE_SCOPE, no_grad=False, per_batch=False).run(module.body)
     return context.facts
+    context.facts.module_classes = {name for name, info in context.classes.items() if info.is_module}
 
 
 def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
@@ -531,6 +568,9 @@ class _Walker:
 
     def _statement(self, node: cst.CSTNode) -> None:
         self.statement = node
+        imported = self.context.imported_class(cls)
+        if imported is not None:
+            return imported.attributes.get(attribute)
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.statement = small
@@ -1068,6 +1108,9 @@ class _Walker:
             inner = tuple_of(elements)
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params)
         if isinstance(node, cst.Dict):
+        owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
+        if self._imported_callee(call.func, owner) is not None:
+            return  # another module's function or class: its summary says what it returns
             parts: list[Value] = []
             for entry in node.elements:
                 if isinstance(entry, cst.DictElement):
@@ -1333,6 +1376,9 @@ class _Walker:
                 )
             else:
                 self._binding(where, key, value, mentions(node), fed=True, via=via)
+        imported = self._imported_callee(func, receiver) if definition is None else None
+        if imported is not None:
+            return self._apply_imported(node, imported, receiver, arguments)
 
     def _constructed(self, node: cst.Call, name: str, identifier: str, positional: list[Value]) -> Optional[Value]:
         """What a constructor or factory call builds, from the knowledge table."""
@@ -1376,7 +1422,6 @@ class _Walker:
         if id(definition) in self.context.in_progress:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
-        summary = callee.summary
         self.context.observations.called.add(callee.name)
         bound = self._bind_arguments(node, summary, receiver, arguments)
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
@@ -1388,7 +1433,7 @@ class _Walker:
                 BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement)
             )
             self.function.backward_mentions.update(given)
-        per_batch_callee = definition.name.value in vocab.PER_BATCH_METHODS
+        per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
             self._apply_effects(node, summary, bound)
         if construct:
@@ -1450,7 +1495,8 @@ class _Walker:
             if key is None:
                 continue
             value = substitute(effect.value, bound)
-            via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
+            origin = f" in {effect.origin}" if effect.origin else ""  # another module's helper: its file and line
+            via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             outside = self._outside_target(key)
             if outside is not None and (value.attached or value.params) and effect.kind != "reset":
                 self._effect(replace(effect, target=outside, value=value))
@@ -1497,6 +1543,59 @@ class _Walker:
 
     def _apply_hook(self, effect: Effect, hook: Function, store_node: cst.CSTNode) -> None:
         """A forward hook's store runs on every forward pass of the hooked module: report it
+    def _contained_modules(self, node: cst.Call) -> Optional[tuple[Value, ...]]:
+        """The modules an ``nn.Sequential(a, b)`` or ``nn.ModuleList([C() for _ in ...])``
+        holds, in order (their values were recorded when the arguments were evaluated)."""
+        parts: list[cst.BaseExpression] = []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                return None
+            inner = arg.value
+            if isinstance(inner, (cst.List, cst.Tuple)):
+                parts.extend(element.value for element in inner.elements)
+            elif isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
+                parts.append(inner.elt)
+            elif isinstance(inner, cst.Dict):
+                parts.extend(entry.value for entry in inner.elements if isinstance(entry, cst.DictElement))
+            else:
+                parts.append(inner)
+        values = tuple(self.values.get(id(part), UNKNOWN) for part in parts)
+        return values if values and all(v.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for v in values) else None
+
+    def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
+        """The function, method or class of another module of the project that a callee names."""
+        if isinstance(func, cst.Attribute) and receiver.cls is not None:
+            return self.context.imported_method(receiver.cls, func.attr.value)
+        key = dotted(func)
+        if key is None or key.split(".", 1)[0] in self.env:
+            return None  # not a name, or a local that shadows the import
+        found = self.context.externals.resolve(key)
+        if isinstance(found, (Summary, ClassSummary)):
+            return found
+        if isinstance(func, cst.Attribute) and receiver.kind is Kind.UNKNOWN and not receiver.params:
+            # An object whose class the file does not show: a method only one imported class
+            # defines, with effects (``meter.update``), is that class's (as for the file's own).
+            method = func.attr.value
+            if method.startswith("__") or method in _COMMON_METHODS or any(method in info.methods for info in self.context.classes.values()):
+                return None
+            candidates = [c.methods[method] for c in self.context.externals.names.values() if isinstance(c, ClassSummary) and method in c.methods]
+            if len(candidates) == 1 and candidates[0].effects:
+                return candidates[0]
+        return None
+
+    def _apply_imported(
+        self, node: cst.Call, imported: Union[Summary, ClassSummary], receiver: Value, arguments: list[Value]
+    ) -> Value:
+        """A call of a function, method or class another module of the project defines."""
+        if isinstance(imported, ClassSummary):
+            initialiser = imported.methods.get("__init__")
+            if initialiser is not None:
+                self._apply_callee(node, initialiser, UNKNOWN, arguments, construct=True)
+            return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
+        if receiver.kind is Kind.MODULE and isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward":
+            self._mark_loops(forward=True)
+        return self._apply_callee(node, imported, receiver, arguments)
+
         where the hook stores, in the loop that runs the forward passes."""
         value = substitute(effect.value, {i: ATTACHED for i in range(len(hook.summary.parameters))})
         if not value.attached or effect.target.startswith(("arg", "self.")):
@@ -1506,6 +1605,12 @@ class _Walker:
             self._read(prefix)
         self.function.stores.append(
             Store(store_node, self.context.next_seq(), self.loop, self.function, cst.Name(key), key,
+        return self._apply_callee(node, callee.summary, receiver, arguments, construct)
+
+    def _apply_callee(
+        self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value], construct: bool = False
+    ) -> Value:
+        """A summary (of this file's function or another module's) applied at a call."""
                   effect.method or "append", cst.Name("output"), value, frozenset({"<call>"}), f"forward hook {hook.name}")
         )
 

@@ -4,9 +4,9 @@ compared and cached): its return value as a function of its arguments, and its e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Mapping, Union, cast
 
-from torchleak.analysis.values import DETACHED, Value
+from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to_dict
 
 #: store: appended/inserted/assigned into a container; accumulate: ``+=`` or ``x = x + v``;
 #: carry: an attribute rebound from a call that received its previous value (a recurrent
@@ -32,6 +32,31 @@ class Effect:
     where: str
     #: The method or operator that stores it (``append``, ``+=``, ``[]=``).
     method: str = ""
+    #: For a function of another module: the file and line of the statement
+    #: (``utils.py:25``), so that a finding at the call site can say where the helper acts.
+    origin: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
+        if self.method:
+            data["method"] = self.method
+        if self.origin:
+            data["origin"] = self.origin
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Effect:
+        kind = str(data["kind"])
+        if kind not in ("store", "accumulate", "carry", "reset"):
+            raise ValueError(f"unknown effect kind {kind!r}")
+        return cls(
+            cast(EffectKind, kind),
+            str(data["target"]),
+            value_from_dict(cast(Mapping[str, object], data["value"])),
+            str(data["where"]),
+            str(data.get("method", "")),
+            str(data.get("origin", "")),
+        )
 
 
 @dataclass
@@ -49,3 +74,125 @@ class Summary:
     evaluates: bool = False
     #: Parameter names by position (``self`` included), for messages and hook wiring.
     parameters: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready form (the on-disk cache of project-wide analysis stores summaries)."""
+        flags = [name for name in _FLAGS if getattr(self, name)]
+        return {
+            "name": self.name,
+            "returns": value_to_dict(self.returns),
+            "effects": [effect.to_dict() for effect in self.effects],
+            "flags": flags,
+            "parameters": list(self.parameters),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Summary:
+        flags = set(cast(list[object], data.get("flags", [])))
+        return cls(
+            str(data["name"]),
+            value_from_dict(cast(Mapping[str, object], data["returns"])),
+            [Effect.from_dict(effect) for effect in cast(list[Mapping[str, object]], data.get("effects", []))],
+            parameters=tuple(str(name) for name in cast(list[object], data.get("parameters", []))),
+            **{name: name in flags for name in _FLAGS},
+        )
+
+
+_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates")
+
+
+@dataclass
+class ClassSummary:
+    """A class of another module of the project, as its importers see it: its methods (its
+    bases' included, nearest first) and what ``self.<attribute>`` holds."""
+
+    name: str
+    #: The file that defines it, relative to the project root (``utils.py``).
+    module: str
+    is_module: bool = False
+    methods: dict[str, Summary] = field(default_factory=dict)
+    attributes: dict[str, Value] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """How values name the class (``Value.cls``): unique across the project."""
+        return class_key(self.module, self.name)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "module": self.module,
+            "is_module": self.is_module,
+            "methods": {name: summary.to_dict() for name, summary in self.methods.items()},
+            "attributes": {name: value_to_dict(value) for name, value in self.attributes.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> ClassSummary:
+        return cls(
+            str(data["name"]),
+            str(data["module"]),
+            bool(data.get("is_module", False)),
+            {str(name): Summary.from_dict(summary) for name, summary in cast(dict[str, Mapping[str, object]], data.get("methods", {})).items()},
+            {str(name): value_from_dict(value) for name, value in cast(dict[str, Mapping[str, object]], data.get("attributes", {})).items()},
+        )
+
+
+def class_key(module: str, name: str) -> str:
+    """``utils.py:AverageMeter``: a class of another module, as ``Value.cls`` names it."""
+    return f"{module}:{name}"
+
+
+@dataclass
+class ModuleSummary:
+    """What one module of the project offers its importers: its top-level functions and classes."""
+
+    #: The file, relative to the project root, with ``/`` separators.
+    path: str
+    functions: dict[str, Summary] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "functions": {name: summary.to_dict() for name, summary in self.functions.items()},
+            "classes": {name: info.to_dict() for name, info in self.classes.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> ModuleSummary:
+        return cls(
+            str(data["path"]),
+            {str(name): Summary.from_dict(summary) for name, summary in cast(dict[str, Mapping[str, object]], data.get("functions", {})).items()},
+            {str(name): ClassSummary.from_dict(info) for name, info in cast(dict[str, Mapping[str, object]], data.get("classes", {})).items()},
+        )
+
+
+#: What an imported name stands for: a function, a class, or a whole module (``import utils``).
+Imported = Union[Summary, ClassSummary, ModuleSummary]
+
+
+@dataclass
+class Externals:
+    """What a file's imports of its project's own modules bind, for the analysis of that file."""
+
+    #: Local name (``AverageMeter``, ``utils``, ``pkg.mod``) -> what it stands for.
+    names: dict[str, Imported] = field(default_factory=dict)
+    #: Every class of another module that a value may name (``Value.cls``), by ``class_key``.
+    classes: Mapping[str, ClassSummary] = field(default_factory=dict)
+
+    def resolve(self, dotted: str) -> Imported | None:
+        """What ``utils.AverageMeter`` or ``m.train_one_epoch`` names, through imported modules."""
+        found = self.names.get(dotted)
+        if found is not None:
+            return found
+        head, _, rest = dotted.rpartition(".")
+        while head:
+            owner = self.names.get(head)
+            if isinstance(owner, ModuleSummary):
+                return owner.functions.get(rest) or owner.classes.get(rest)
+            if owner is not None or "." not in head:
+                return None
+            head, _, last = head.rpartition(".")
+            rest = f"{last}.{rest}"
+        return None

@@ -8,7 +8,7 @@ summary: "attached if argument i is attached".
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Iterable, Mapping, Optional, Sequence
 
 
@@ -206,3 +206,43 @@ def parameter(index: int) -> Value:
 def concrete(values: Iterable[Value]) -> list[Value]:
     """The values with their symbolic parameter dependence dropped."""
     return [replace(value, params=frozenset()) for value in values]
+
+
+# --------------------------------------------------------------------------- plain data on disk
+def value_to_dict(value: Value) -> dict[str, object]:
+    """A JSON-ready form of ``value``: every field that differs from its default (so typical
+    values stay small, and a field added to ``Value`` is stored without changes here)."""
+    data: dict[str, object] = {}
+    for spec in fields(Value):
+        item = getattr(value, spec.name)
+        if item == spec.default:
+            continue
+        if isinstance(item, enum.Enum):
+            data[spec.name] = item.value
+        elif isinstance(item, tuple):
+            data[spec.name] = [value_to_dict(element) for element in item]
+        elif isinstance(item, frozenset):
+            data[spec.name] = sorted(item)
+        else:
+            data[spec.name] = item
+    return data
+
+
+def value_from_dict(data: Mapping[str, object]) -> Value:
+    """The inverse of ``value_to_dict``; raises ValueError, KeyError or TypeError on a malformed blob."""
+    arguments: dict[str, object] = {}
+    for spec in fields(Value):
+        if spec.name not in data:
+            continue
+        item = data[spec.name]
+        if isinstance(spec.default, enum.Enum):
+            arguments[spec.name] = type(spec.default)(item)
+        elif isinstance(spec.default, frozenset):
+            arguments[spec.name] = frozenset(int(index) for index in item)  # type: ignore[attr-defined]
+        elif spec.name == "elements":
+            arguments[spec.name] = tuple(value_from_dict(element) for element in item)  # type: ignore[attr-defined]
+        elif isinstance(item, (bool, int, str)) or item is None:
+            arguments[spec.name] = item
+        else:
+            raise TypeError(f"Value.{spec.name}: unexpected {type(item).__name__}")
+    return Value(**arguments)  # type: ignore[arg-type]

@@ -1,0 +1,114 @@
+"""An on-disk cache of JSON blobs, shared by every torchleak process of a project.
+
+Layout: ``<root>/.torchleak_cache/`` (or the ``cache-dir`` setting) holds a ``.gitignore``
+containing ``*`` (so that nobody commits it, as ruff does for ``.ruff_cache``), and one
+directory per torchleak version, so that an upgrade never reads blobs an older version
+wrote. Inside, each *namespace* (``modules`` for the project index's module summaries) is a
+directory of ``<sha1 of key>.json`` files, each holding ``{"key": ..., "value": ...}``.
+
+API, for any part of torchleak that wants to keep work between runs::
+
+    cache = Cache.at(directory)          # None when the directory cannot be created
+    cache.get("namespace", "some key")   # the JSON value, or None (absent, unreadable, other key)
+    cache.put("namespace", "some key", value)
+
+Keys are strings chosen by the caller; put everything the value depends on into the key, or
+into the value and check it on ``get`` (the project index stores the size and modification
+time of every file a summary was computed from, see ``fingerprint``). Writes are atomic
+(a temporary file in the same directory, then ``os.replace``), because flake8 and the CLI
+lint files in parallel processes: a reader sees the old blob or the new one, never half of
+one. Every error is swallowed: a cache that cannot be read or written only costs time.
+
+``TORCHLEAK_NO_CACHE=1`` in the environment turns the cache off (``enabled_by_environment``),
+as ``--no-cache`` does on the command line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any, Final, Optional
+
+from torchleak import __version__
+
+#: The directory's name at the project root, like ruff's ``.ruff_cache``.
+DIRECTORY_NAME: Final = ".torchleak_cache"
+ENVIRONMENT_SWITCH: Final = "TORCHLEAK_NO_CACHE"
+
+
+def enabled_by_environment() -> bool:
+    """False when ``TORCHLEAK_NO_CACHE`` is set to anything but ``""``, ``0`` or ``false``."""
+    return os.environ.get(ENVIRONMENT_SWITCH, "").strip().lower() in ("", "0", "false", "no")
+
+
+def fingerprint(path: str | os.PathLike[str]) -> Optional[tuple[int, int]]:
+    """(size, modification time in ns) of a file, or None when it cannot be read."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
+
+
+class Cache:
+    """JSON blobs by (namespace, key) under one directory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._versioned = directory / __version__
+
+    @classmethod
+    def at(cls, directory: str | os.PathLike[str]) -> Optional[Cache]:
+        """The cache in ``directory`` (created with its ``.gitignore``), or None when it cannot be."""
+        path = Path(directory)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            ignore = path / ".gitignore"
+            if not ignore.exists():
+                _write_atomically(ignore, "# Automatically created by torchleak.\n*\n")
+        except OSError:
+            return None
+        return cls(path)
+
+    def _file(self, namespace: str, key: str) -> Path:
+        digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
+        return self._versioned / namespace / f"{digest}.json"
+
+    def get(self, namespace: str, key: str) -> Any:
+        """The value stored under ``key``, or None."""
+        try:
+            with open(self._file(namespace, key), encoding="utf-8") as stream:
+                blob = json.load(stream)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(blob, dict) or blob.get("key") != key:
+            return None  # a hash collision, or a blob from something else
+        return blob.get("value")
+
+    def put(self, namespace: str, key: str, value: Any) -> None:
+        """Store ``value`` (JSON-serialisable) under ``key``; failures are ignored."""
+        path = self._file(namespace, key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(path, json.dumps({"key": key, "value": value}, separators=(",", ":")))
+        except (OSError, TypeError, ValueError):
+            pass
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    # A name no other process uses, created with the umask's permissions (mkstemp's are 0600).
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -1248,3 +1248,158 @@ def test_prefilter_never_changes_an_answer():
             differing.append(path.relative_to(TESTS).as_posix())
     assert _corpus(), "no corpus files found"
     assert differing == []
+
+
+# --------------------------------------------------------------------------- session 6: flow through containers, loops and leaves
+def carried_keys(facts: FileFacts) -> set[tuple[str, str]]:
+    from torchleak.analysis.queries import carried_state
+
+    return {(binding.key, binding.in_callee) for _, binding in carried_state(facts)}
+
+
+def test_sequential_runs_each_contained_forward_on_the_previous_output():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Norm(nn.Module):
+            def forward(self, x):
+                self.mean = 0.9 * self.mean + 0.1 * x.mean(0)
+                return x - self.mean
+        model = nn.Sequential(nn.Linear(4, 4), Norm())
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in loader:
+            model(x).sum().backward()
+            opt.step()
+        """
+    )
+    model = value_of(facts, "<module>", "model")
+    assert model.kind is Kind.MODULE and [e.cls for e in model.elements or ()] == ["torch.nn.Linear", "Norm"]
+    assert carried_keys(facts) == {("model.mean", "Norm.forward")}
+
+
+def test_sequential_input_stays_data_before_the_first_module_with_parameters():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Norm(nn.Module):
+            def forward(self, x):
+                self.mean = 0.9 * self.mean + 0.1 * x.mean(0)
+                return x - self.mean
+        model = nn.Sequential(Norm(), nn.Linear(4, 4))
+        for x, y in loader:
+            model(x).sum().backward()
+        """
+    )
+    assert carried_keys(facts) == set()
+
+
+def test_loop_over_a_module_list_sees_the_attached_value_it_chains():
+    """``x = layer(x)``: data on the first pass, attached from the second; the body is walked
+    again with the joined value, and the first walk's events are dropped."""
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Flow(nn.Module):
+            def forward(self, x):
+                self.stat.mul_(0.9).add_(x.mean(0) * 0.1)
+                return self.scale * x
+        flows = nn.ModuleList([Flow() for _ in range(3)])
+        for x in loader:
+            for layer in flows:
+                x = layer(x)
+            x.sum().backward()
+        """
+    )
+    assert value_of(facts, "<module>", "layer").cls == "Flow"
+    assert carried_keys(facts) == {("flows.stat", "Flow.forward")}
+    assert len([b for b in function(facts, "<module>").bindings if b.key == "flows.stat"]) == 1
+
+
+def test_state_fed_back_through_other_names_is_carried():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        lstm = nn.LSTM(8, 8)
+        carry = (h0, c0)
+        for x, y in loader:
+            out, (h, c) = lstm(x, carry)
+            carry = (h, c)
+            out.sum().backward()
+        """
+    )
+    assert carried_keys(facts) == {("carry", "")}
+
+
+def test_state_through_an_output_attribute_in_a_generation_loop():
+    facts = facts_of(
+        """
+        def generate(model, ids):
+            out = model(ids, use_cache=True)
+            past = out.past_key_values
+            for _ in range(50):
+                out = model(ids[:, -1:], past_key_values=past)
+                past = out.past_key_values
+                ids = torch.cat([ids, out.logits[:, -1].argmax(-1, keepdim=True)], 1)
+            return ids
+        """
+    )
+    assert ("past", "") in carried_keys(facts)
+
+
+def test_builtins_do_not_feed_state():
+    facts = facts_of(
+        """
+        for x, y in loader:
+            losses = compute(x)
+            total = tuple(map(sum, zip(total, losses)))
+            sum(losses).backward()
+        """
+    )
+    assert carried_keys(facts) == set()
+
+
+def test_requires_grad_gives_a_leaf_that_records_a_graph_but_holds_none():
+    facts = facts_of(
+        """
+        import torch
+        w = torch.zeros(3, requires_grad=True)
+        adv = images.clone().requires_grad_(True)
+        p = torch.nn.Parameter(torch.ones(3))
+        y = w * 2
+        z = p.t()
+        """
+    )
+    for key in ("w", "adv", "p"):
+        leaf = value_of(facts, "<module>", key)
+        assert leaf.leaf and leaf.detached and leaf.records_graph, key
+    assert attached(facts, "<module>", "y") and attached(facts, "<module>", "z")
+
+
+def test_pgd_detach_requires_grad_at_the_top_is_a_reset():
+    facts = facts_of(
+        """
+        import torch
+        def attack(model, x, y):
+            adv = x.clone().requires_grad_(True)
+            for _ in range(10):
+                adv = adv.detach().requires_grad_(True)
+                loss = F.cross_entropy(model(adv), y)
+                grad, = torch.autograd.grad(loss, adv)
+                adv = adv + 0.01 * grad.sign()
+            return adv
+        """
+    )
+    assert carried_keys(facts) == set()
+    unfixed = facts_of(
+        """
+        import torch
+        def attack(model, x, y):
+            adv = x.clone().requires_grad_(True)
+            for _ in range(10):
+                loss = F.cross_entropy(model(adv), y)
+                grad, = torch.autograd.grad(loss, adv)
+                adv = adv + 0.01 * grad.sign()
+            return adv
+        """
+    )
+    assert carried_keys(unfixed) == {("adv", "")}

@@ -146,6 +146,9 @@ class Binding(Event):
     via: str = ""
     #: How many ``if``/``try`` branches enclose the statement in its function.
     branch_depth: int = 0
+    #: The statement is in this callee (a module's ``forward`` updating ``self``), not in the
+    #: loop's function: the fix goes there.
+    in_callee: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,11 +230,11 @@ class FileFacts:
     values: dict[int, Value] = field(default_factory=dict)
     #: What ``self.<attribute>`` holds in a class of the file: (class, attribute) -> value.
     attributes: dict[tuple[str, str], Value] = field(default_factory=dict)
+    #: The classes of the file that are modules (``nn.Module`` subclasses, classes with ``forward``).
+    module_classes: set[str] = field(default_factory=set)
     #: Raw uses recorded by the walk, for the evidence pass (``flow._Observations``).
     observations: Any = None
     #: What the evidence pass learned (``flow.Evidence``): callers that backward a function's
-    #: The classes of the file that are modules (``nn.Module`` subclasses, classes with ``forward``).
-    module_classes: set[str] = field(default_factory=set)
     #: result, read it as a number, or call it at all.
     evidence: Any = None
 

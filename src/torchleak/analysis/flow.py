@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import libcst as cst
 
@@ -40,6 +40,7 @@ from torchleak.analysis.settings import Settings
 from torchleak.analysis.summaries import ClassSummary, Effect, Externals, Summary
 from torchleak.analysis.values import (
     ATTACHED,
+    LEAF,
     DETACHED,
     DETACHED_TENSOR,
     NONE,
@@ -244,7 +245,9 @@ class _Observations:
     #: Functions of the file called somewhere in it.
     called: set[str] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
-    backward_keys: list[tuple[Function, str, int]] = field(default_factory=list)
+    #: (function, key, loop, whether the key is the backwarded value itself rather than an
+    #: input of the call that computes it: ``loss`` in ``loss.mean()``, not ``x`` in ``model(x).sum()``).
+    backward_keys: list[tuple[Function, str, int, bool]] = field(default_factory=list)
 
 
 @dataclass
@@ -268,11 +271,11 @@ class _FileContext:
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
+    #: What the file's imports of its project's other modules bind (``analysis/project.py``).
+    externals: Externals = field(default_factory=Externals)
 
     def next_seq(self) -> int:
         self.seq += 1
-    #: What the file's imports of its project's other modules bind (``analysis/project.py``).
-    externals: Externals = field(default_factory=Externals)
         return self.seq
 
     def class_chain(self, name: Optional[str]) -> Iterator[ClassInfo]:
@@ -294,12 +297,6 @@ class _FileContext:
                 return info.methods[name]
         return None
 
-
-def analyse(
-    module: cst.Module,
-    settings: Settings = Settings(),
-    no_grad_callees: Optional[frozenset[str]] = None,
-    externals: Optional[Externals] = None,
     def imported_class(self, name: Optional[str]) -> Optional[ClassSummary]:
         """A class of another module of the project: by the name this file imports it under
         (``AverageMeter``, ``utils.AverageMeter``) or by the key a value names it with."""
@@ -320,6 +317,12 @@ def analyse(
                     return inherited.methods[name]
         return None
 
+
+def analyse(
+    module: cst.Module,
+    settings: Settings = Settings(),
+    no_grad_callees: Optional[frozenset[str]] = None,
+    externals: Optional[Externals] = None,
 ) -> FileFacts:
     """Walk ``module`` and return what every rule needs to know about it.
 
@@ -327,19 +330,19 @@ def analyse(
     made only when the first learned something, decides with it.
     ``no_grad_callees`` (functions called under ``torch.no_grad()``) may come from the caller,
     which sees the whole file when ``module`` is only its relevant part.
+    ``externals`` are the summaries of what the file imports from its project; without them,
+    ``settings.origin`` (where the file lives) lets the project index find them.
     """
     if no_grad_callees is None:
         no_grad_callees = called_under_no_grad(ast.parse(module.code))
-    ``externals`` are the summaries of what the file imports from its project; without them,
-    ``settings.origin`` (where the file lives) lets the project index find them.
-    evidence = Evidence()
-    facts = _walk(module, settings, no_grad_callees, evidence, externals)
-    for _ in range(2):
     if externals is None and settings.origin is not None:
         from torchleak.analysis.project import externals_for  # the index analyses other modules with this function
 
         externals = externals_for(module, settings)
     externals = externals if externals is not None else Externals()
+    evidence = Evidence()
+    facts = _walk(module, settings, no_grad_callees, evidence, externals)
+    for _ in range(2):
         learned = _evidence(facts, evidence)
         if learned.size() == evidence.size():
             break
@@ -359,10 +362,10 @@ def _walk(
         aliases=ImportAliases(s for s in statements if isinstance(s, (cst.Import, cst.ImportFrom))),
         facts=FileFacts(module),
         evidence=evidence,
+        externals=externals,
     )
     context.no_grad_callees = set(no_grad_callees)
     for top in module.body:
-        externals=externals,
         for nested in iter_statements([top]):
             if isinstance(nested, cst.FunctionDef):
                 context.def_tops[id(nested)] = top
@@ -385,10 +388,10 @@ def _walk(
         )
     for info in context.classes.values():  # a subclass of a module class in the file is a module
         info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
+    context.facts.module_classes = {name for name, info in context.classes.items() if info.is_module}
     context.facts.observations = context.observations
     _Walker(context, module, _MODULE_SCOPE, no_grad=False, per_batch=False).run(module.body)
     return context.facts
-    context.facts.module_classes = {name for name, info in context.classes.items() if info.is_module}
 
 
 def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
@@ -401,8 +404,9 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
     backwarded_by_function: dict[int, set[str]] = {}
-    for function, key, loop in observations.backward_keys:
-        evidence.backwarded.add((_scope_of(function, key), key, loop))
+    for function, key, loop, root in observations.backward_keys:
+        if root:
+            evidence.backwarded.add((_scope_of(function, key), key, loop))
         backwarded_by_function.setdefault(id(function), set()).add(key)
     for function, key, callee, resolved, callee_name in observations.call_results:
         evidence.called.add(callee_name)
@@ -453,6 +457,11 @@ class _Walker:
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         self.in_module_method = cls is not None and context.classes[cls].is_module
+        #: A loop variable bound to one module of a container -> the container's key, which
+        #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
+        self.module_aliases: dict[str, str] = {}
+        #: Inside loops: name -> the names whose values reached it through a call's arguments.
+        self.fed_from: dict[str, frozenset[str]] = {}
         if per_batch and isinstance(node, cst.FunctionDef):
             self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
 
@@ -559,6 +568,9 @@ class _Walker:
             value = self.context.facts.attributes.get((info.name, attribute))
             if value is not None:
                 return value
+        imported = self.context.imported_class(cls)
+        if imported is not None:
+            return imported.attributes.get(attribute)
         return None
 
     # ----------------------------------------------------------------- statements
@@ -568,9 +580,6 @@ class _Walker:
 
     def _statement(self, node: cst.CSTNode) -> None:
         self.statement = node
-        imported = self.context.imported_class(cls)
-        if imported is not None:
-            return imported.attributes.get(attribute)
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.statement = small
@@ -659,9 +668,11 @@ class _Walker:
         self.evaluate(expression)
 
     def _binding(
-        self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = ""
+        self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = ""
     ) -> None:
-        event = Binding(node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth)
+        event = Binding(
+            node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth, in_callee
+        )
         self._locate(node)
         self.function.bindings.append(event)
 
@@ -708,6 +719,11 @@ class _Walker:
                 self._store(statement, target, key, "cat", kept[0], self.values[id(kept[0])], frozenset({"<cat>"}))
         elif isinstance(call, cst.Call) and _is_sum_of_list(call, key):
             fed = False
+        fed_from = self._fed_from(value_node)
+        if value.attached and key in fed_from and not fed and self.loop is not None:
+            # ``out, (h, c) = lstm(x, carry); carry = (h, c)``: the new value came out of a
+            # forward that was given the old one, through other names of this iteration.
+            fed = not _concatenates_onto(call, key, self.context.aliases) if isinstance(call, cst.Call) else True
         fed = fed or state_update
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
             fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS
@@ -727,7 +743,33 @@ class _Walker:
         if key.startswith("self.") and self.function.cls is not None and key.count(".") == 1:
             self._note_attribute(key[len("self."):], value, fed, statement)
         self.env[key] = value
+        if self.loops:
+            self.fed_from[key] = fed_from
         self._write(key)
+
+    def _fed_from(self, node: cst.BaseExpression) -> frozenset[str]:
+        """The names whose values reached ``node`` through a forward call's arguments in this
+        iteration (``past`` for ``outputs.past_key_values`` after ``outputs = model(past=past)``)."""
+        if not self.loops:
+            return frozenset()
+        found: set[str] = set()
+        for name in data_mentions(node):
+            for prefix in key_prefixes(name):
+                found |= self.fed_from.get(prefix, frozenset())
+        for call in _calls_in(node):
+            qualified = self.context.aliases.qualify(call.func) or ""
+            if qualified.startswith(("torch.", "math.", "numpy.")) or qualified in vocab.PASSING_BUILTINS or qualified == "map" or (
+                isinstance(call.func, cst.Attribute) and not isinstance(call.func.value, (cst.Name, cst.Attribute))
+            ):
+                continue  # tensor arithmetic, not a forward pass
+            receiver = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else None
+            if receiver is not None and self.env.get(receiver, UNKNOWN).kind in (Kind.TENSOR, Kind.CONTAINER, Kind.TUPLE):
+                continue
+            for arg in call.args:
+                for name in data_mentions(arg.value):
+                    found.add(name)
+                    found |= self.fed_from.get(name, frozenset())
+        return frozenset(found)
 
     def _note_attribute(self, attribute: str, value: Value, fed: bool, statement: cst.CSTNode) -> None:
         """``self.x = ...`` in a method: what the class's attribute holds, and the effect on it."""
@@ -760,7 +802,12 @@ class _Walker:
         others = [leaf for leaf in leaves if dotted(leaf) != key]
         attached = [leaf for leaf in others if self.values.get(id(leaf), UNKNOWN).attached]
         if not attached:
-            return False
+            # ``adv = adv + alpha * grad.sign()``: a state that is itself attached grows by one
+            # node of graph per iteration (a sum of losses is the accumulation rules' business).
+            previous = self.env.get(key, UNKNOWN)
+            return previous.records_graph and not previous.double_backward and not self._is_loss_like(target)
+        if not any(self._is_loss_like(leaf) for leaf in attached):
+            return True
         if not any(self._is_loss_like(leaf) for leaf in attached):
             return True
         value = self.values[id(attached[0])]
@@ -893,6 +940,11 @@ class _Walker:
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
         element = iterable.part() if iterable.attached else UNKNOWN
+        if iterable.kind is Kind.MODULE and iterable.elements:
+            element = join(*iterable.elements)  # ``for layer in self.layers``: one of its modules
+            owner = dotted(node.iter)
+            if isinstance(node.target, cst.Name) and owner is not None:
+                self.module_aliases[node.target.value] = self.module_aliases.get(owner, owner)
         if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
             element = UNKNOWN
             parts = [self.values.get(id(arg.value), UNKNOWN) for arg in node.iter.args]
@@ -901,7 +953,7 @@ class _Walker:
                 values = [NUMBER] * offset + [p.part() if p.attached else UNKNOWN for p in parts]
                 element = tuple_of(values) if len(values) == len(node.target.elements) else UNKNOWN
         self._bind(node.target, node.iter, element, node)
-        self._block(_body(node.body))
+        self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
             self._block(_body(node.orelse.body))
@@ -909,10 +961,47 @@ class _Walker:
     def _while(self, node: cst.While) -> None:
         loop = self._enter_loop(node, over_loader=False)
         self.evaluate(node.test)
-        self._block(_body(node.body))
+        self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
             self._block(_body(node.orelse.body))
+
+    def _loop_body(self, loop: Loop, body: Sequence[cst.CSTNode]) -> None:
+        """Walk a loop body; walk it once more when a value it carries into the next iteration
+        starts recording a graph in it (``x = layer(x)`` over layers given data): the second
+        iteration sees the attached value. The first walk's events are dropped."""
+        entry = dict(self.env)
+        marks = self._event_marks()
+        self._block(body)
+        changed = {
+            key: join(entry[key], self.env[key])
+            for key, access in loop.first_access.items()
+            if access == "read" and key in entry and key in self.env
+            and self.env[key].records_graph and not entry[key].records_graph
+        }
+        if not changed:
+            return
+        self._drop_events(marks)
+        self.env = {**entry, **changed}
+        self._block(body)
+
+    def _event_marks(self) -> tuple[int, ...]:
+        function = self.function
+        return (
+            len(function.accumulations), len(function.stores), len(function.backwards), len(function.bindings),
+            len(function.grad_resets), len(function.double_backward_grads), len(function.summary.effects),
+            len(self.context.facts.loops),
+        )
+
+    def _drop_events(self, marks: tuple[int, ...]) -> None:
+        function = self.function
+        lists: list[list[Any]] = [
+            function.accumulations, function.stores, function.backwards, function.bindings,
+            function.grad_resets, function.double_backward_grads, function.summary.effects,
+            self.context.facts.loops,
+        ]
+        for events, mark in zip(lists, marks):
+            del events[mark:]
 
     def _enter_loop(self, node: Union[cst.For, cst.While], over_loader: bool) -> Loop:
         attached = frozenset(key for key, value in self.env.items() if value.attached)
@@ -1019,6 +1108,9 @@ class _Walker:
             qualified = f"{cls}.{definition.name.value}" if cls else definition.name.value
             self.context.observations.call_results.append((self.function, key, callee, True, qualified))
             return
+        owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
+        if self._imported_callee(call.func, owner) is not None:
+            return  # another module's function or class: its summary says what it returns
         head = callee.split(".", 1)[0]
         receiver = self.env.get(callee.rsplit(".", 1)[0]) if "." in callee else None
         if name.startswith(("torch.", "numpy.", "np.", "math.")) or callee in vocab.DETACHING_CALLABLES:
@@ -1076,6 +1168,8 @@ class _Walker:
                 return container.element(index)
             if container.kind is Kind.TENSOR:
                 return container
+            if container.kind is Kind.NUMBER:
+                return NUMBER  # ``x.shape[0]``
             return container.part()
         if isinstance(node, cst.BinaryOperation):
             left, right = self.evaluate(node.left), self.evaluate(node.right)
@@ -1108,9 +1202,6 @@ class _Walker:
             inner = tuple_of(elements)
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params)
         if isinstance(node, cst.Dict):
-        owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
-        if self._imported_callee(call.func, owner) is not None:
-            return  # another module's function or class: its summary says what it returns
             parts: list[Value] = []
             for entry in node.elements:
                 if isinstance(entry, cst.DictElement):
@@ -1264,8 +1355,16 @@ class _Walker:
             elif isinstance(func, cst.Attribute):
                 self._number_read(func.value)
             return NUMBER
+        if method in vocab.NUMBER_METHODS and (node.args or method != "size") and receiver.kind is not Kind.MODULE and receiver.cls is None:
+            return NUMBER  # ``x.size(0)``, ``x.numel()``
         if name in vocab.DETACHING_CALLABLES:
+            if name.startswith("torch.") and is_true(keyword(node, "requires_grad")):
+                return LEAF  # ``torch.zeros(n, requires_grad=True)``
             return DETACHED_TENSOR if name.startswith("torch.") else NUMBER if name in _NUMBER_BUILTINS else DETACHED
+        if method == "requires_grad_" and receiver.kind is not Kind.MODULE and not any(_is_false(arg) for arg in node.args):
+            return LEAF  # a fresh leaf: no history, but what is computed from it is attached
+        if receiver.leaf and method is not None and method not in vocab.DETACHING_METHODS:
+            return Value(State.ATTACHED, Kind.TENSOR)  # ``w.t()``, ``w.sum()`` record a graph
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
         definition = self._resolve(func)
@@ -1277,6 +1376,9 @@ class _Walker:
                 self._apply_summary(node, definition, UNKNOWN, arguments, construct=True)
             info = self.context.classes.get(cls_name)
             return Value(State.DETACHED, Kind.MODULE if info is not None and info.is_module else Kind.INSTANCE, cls=cls_name)
+        imported = self._imported_callee(func, receiver) if definition is None else None
+        if imported is not None:
+            return self._apply_imported(node, imported, receiver, arguments)
         constructed = self._constructed(node, name, identifier, positional)
         if constructed is not None:
             return constructed
@@ -1292,6 +1394,11 @@ class _Walker:
         if name.startswith("torch."):
             if name.startswith(("torch.utils.", "torch.cuda.", "torch.distributed.", "torch.backends.")):
                 return UNKNOWN
+            if name.count(".") == 1 and positional:
+                by_dim = keyword(node, "dim") is not None or (len(positional) > 1 and positional[1].kind is Kind.NUMBER)
+                several = _tuple_result(name[len("torch."):], positional[0], by_dim)
+                if several is not None:
+                    return several
             return combine(*arguments) if arguments else UNKNOWN
         if receiver.kind is Kind.MODULE and method is not None:
             if method in vocab.MODULE_SELF_METHODS:
@@ -1300,6 +1407,10 @@ class _Walker:
                 return DETACHED
             return self._forward(receiver, arguments)
         if receiver.attached or (receiver.kind is Kind.TENSOR):
+            by_dim = keyword(node, "dim") is not None or bool(positional and positional[0].kind is Kind.NUMBER)
+            several = _tuple_result(method or "", receiver, by_dim)
+            if several is not None:
+                return several  # ``out.unbind(0)``, ``x.max(1)``: tensors, not one tensor
             if method in vocab.IN_PLACE_UPDATES:
                 return receiver
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
@@ -1337,9 +1448,17 @@ class _Walker:
         """A module's forward pass: its output is attached (outside no-grad), whatever it is called.
         For a module class of the file, what its ``forward`` does to ``self`` happens here."""
         self._mark_loops(forward=True)
-        forward = self.context.method(module.cls, "forward") if module.cls else None
-        if forward is not None and node is not None and owner is not None and id(forward) not in self.context.in_progress:
-            self._forward_effects(forward, module, arguments, node, owner)
+        owner = self.module_aliases.get(owner, owner) if owner is not None else None
+        if module.cls in vocab.MODULE_CONTAINERS and module.elements and node is not None and owner is not None:
+            # ``nn.Sequential(nn.Linear(..), MyNorm(..))``: each module's forward runs on what
+            # the previous one returned (attached once a module with parameters ran).
+            flowing = arguments[:1]
+            for element in module.elements:
+                self._contained_forward(element, flowing, node, owner)
+                if element.kind is Kind.MODULE:
+                    flowing = [Value(State.ATTACHED)]
+        else:
+            self._contained_forward(module, arguments, node, owner)
         if self.loops and not self.no_grad:
             for effect, hook, store_node in self.context.hooks:
                 self._apply_hook(effect, hook, store_node)
@@ -1351,6 +1470,11 @@ class _Walker:
         if cls.startswith("torch.nn."):
             return ATTACHED
         return Value(State.ATTACHED)
+
+    def _contained_forward(self, module: Value, arguments: list[Value], node: Optional[cst.Call], owner: Optional[str]) -> None:
+        forward = self.context.method(module.cls, "forward") if module.cls else None
+        if forward is not None and node is not None and owner is not None and id(forward) not in self.context.in_progress:
+            self._forward_effects(forward, module, arguments, node, owner)
 
     def _forward_effects(
         self, forward: cst.FunctionDef, module: Value, arguments: list[Value], node: cst.Call, owner: str
@@ -1375,19 +1499,23 @@ class _Walker:
                     Store(where, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "append", node, value, frozenset({"<call>"}), via)
                 )
             else:
-                self._binding(where, key, value, mentions(node), fed=True, via=via)
-        imported = self._imported_callee(func, receiver) if definition is None else None
-        if imported is not None:
-            return self._apply_imported(node, imported, receiver, arguments)
+                self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=callee.name)
+            top = self.context.def_tops.get(id(forward))
+            if top is not None:
+                self.context.facts.top_of[id(where)] = top  # reported in the class, not at the call
 
     def _constructed(self, node: cst.Call, name: str, identifier: str, positional: list[Value]) -> Optional[Value]:
         """What a constructor or factory call builds, from the knowledge table."""
         last = name.rsplit(".", 1)[-1]
+        if name in vocab.MODULE_CONTAINERS:
+            return Value(State.DETACHED, Kind.MODULE, cls=name, elements=self._contained_modules(node))
         if name.startswith("torch.nn.") and last[:1].isupper() and "." not in name[len("torch.nn."):]:
             if last.endswith("Loss"):
                 return Value(State.DETACHED, Kind.LOSS_FUNCTION)
             if last in vocab.PARAMETER_FREE_MODULES:
                 return Value(State.DETACHED, Kind.FUNCTION_MODULE)
+            if last == "Parameter":
+                return LEAF
             if last in vocab.NOT_MODULES:
                 return DETACHED
             return Value(State.DETACHED, Kind.MODULE, cls=name)
@@ -1415,6 +1543,59 @@ class _Walker:
             return Value(State.DETACHED, Kind.OPTIMIZER, cls="GradScaler")
         return None
 
+    def _contained_modules(self, node: cst.Call) -> Optional[tuple[Value, ...]]:
+        """The modules an ``nn.Sequential(a, b)`` or ``nn.ModuleList([C() for _ in ...])``
+        holds, in order (their values were recorded when the arguments were evaluated)."""
+        parts: list[cst.BaseExpression] = []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                return None
+            inner = arg.value
+            if isinstance(inner, (cst.List, cst.Tuple)):
+                parts.extend(element.value for element in inner.elements)
+            elif isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
+                parts.append(inner.elt)
+            elif isinstance(inner, cst.Dict):
+                parts.extend(entry.value for entry in inner.elements if isinstance(entry, cst.DictElement))
+            else:
+                parts.append(inner)
+        values = tuple(self.values.get(id(part), UNKNOWN) for part in parts)
+        return values if values and all(v.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for v in values) else None
+
+    def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
+        """The function, method or class of another module of the project that a callee names."""
+        if isinstance(func, cst.Attribute) and receiver.cls is not None:
+            return self.context.imported_method(receiver.cls, func.attr.value)
+        key = dotted(func)
+        if key is None or key.split(".", 1)[0] in self.env:
+            return None  # not a name, or a local that shadows the import
+        found = self.context.externals.resolve(key)
+        if isinstance(found, (Summary, ClassSummary)):
+            return found
+        if isinstance(func, cst.Attribute) and receiver.kind is Kind.UNKNOWN and not receiver.params:
+            # An object whose class the file does not show: a method only one imported class
+            # defines, with effects (``meter.update``), is that class's (as for the file's own).
+            method = func.attr.value
+            if method.startswith("__") or method in _COMMON_METHODS or any(method in info.methods for info in self.context.classes.values()):
+                return None
+            candidates = [c.methods[method] for c in self.context.externals.names.values() if isinstance(c, ClassSummary) and method in c.methods]
+            if len(candidates) == 1 and candidates[0].effects:
+                return candidates[0]
+        return None
+
+    def _apply_imported(
+        self, node: cst.Call, imported: Union[Summary, ClassSummary], receiver: Value, arguments: list[Value]
+    ) -> Value:
+        """A call of a function, method or class another module of the project defines."""
+        if isinstance(imported, ClassSummary):
+            initialiser = imported.methods.get("__init__")
+            if initialiser is not None:
+                self._apply_callee(node, initialiser, UNKNOWN, arguments, construct=True)
+            return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
+        if receiver.kind is Kind.MODULE and isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward":
+            self._mark_loops(forward=True)
+        return self._apply_callee(node, imported, receiver, arguments)
+
     def _apply_summary(
         self, node: cst.Call, definition: cst.FunctionDef, receiver: Value, arguments: list[Value], construct: bool = False
     ) -> Value:
@@ -1423,6 +1604,12 @@ class _Walker:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
+        return self._apply_callee(node, callee.summary, receiver, arguments, construct)
+
+    def _apply_callee(
+        self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value], construct: bool = False
+    ) -> Value:
+        """A summary (of this file's function or another module's) applied at a call."""
         bound = self._bind_arguments(node, summary, receiver, arguments)
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
         if summary.calls_backward:
@@ -1543,59 +1730,6 @@ class _Walker:
 
     def _apply_hook(self, effect: Effect, hook: Function, store_node: cst.CSTNode) -> None:
         """A forward hook's store runs on every forward pass of the hooked module: report it
-    def _contained_modules(self, node: cst.Call) -> Optional[tuple[Value, ...]]:
-        """The modules an ``nn.Sequential(a, b)`` or ``nn.ModuleList([C() for _ in ...])``
-        holds, in order (their values were recorded when the arguments were evaluated)."""
-        parts: list[cst.BaseExpression] = []
-        for arg in node.args:
-            if arg.keyword is not None or arg.star:
-                return None
-            inner = arg.value
-            if isinstance(inner, (cst.List, cst.Tuple)):
-                parts.extend(element.value for element in inner.elements)
-            elif isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
-                parts.append(inner.elt)
-            elif isinstance(inner, cst.Dict):
-                parts.extend(entry.value for entry in inner.elements if isinstance(entry, cst.DictElement))
-            else:
-                parts.append(inner)
-        values = tuple(self.values.get(id(part), UNKNOWN) for part in parts)
-        return values if values and all(v.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for v in values) else None
-
-    def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
-        """The function, method or class of another module of the project that a callee names."""
-        if isinstance(func, cst.Attribute) and receiver.cls is not None:
-            return self.context.imported_method(receiver.cls, func.attr.value)
-        key = dotted(func)
-        if key is None or key.split(".", 1)[0] in self.env:
-            return None  # not a name, or a local that shadows the import
-        found = self.context.externals.resolve(key)
-        if isinstance(found, (Summary, ClassSummary)):
-            return found
-        if isinstance(func, cst.Attribute) and receiver.kind is Kind.UNKNOWN and not receiver.params:
-            # An object whose class the file does not show: a method only one imported class
-            # defines, with effects (``meter.update``), is that class's (as for the file's own).
-            method = func.attr.value
-            if method.startswith("__") or method in _COMMON_METHODS or any(method in info.methods for info in self.context.classes.values()):
-                return None
-            candidates = [c.methods[method] for c in self.context.externals.names.values() if isinstance(c, ClassSummary) and method in c.methods]
-            if len(candidates) == 1 and candidates[0].effects:
-                return candidates[0]
-        return None
-
-    def _apply_imported(
-        self, node: cst.Call, imported: Union[Summary, ClassSummary], receiver: Value, arguments: list[Value]
-    ) -> Value:
-        """A call of a function, method or class another module of the project defines."""
-        if isinstance(imported, ClassSummary):
-            initialiser = imported.methods.get("__init__")
-            if initialiser is not None:
-                self._apply_callee(node, initialiser, UNKNOWN, arguments, construct=True)
-            return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
-        if receiver.kind is Kind.MODULE and isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward":
-            self._mark_loops(forward=True)
-        return self._apply_callee(node, imported, receiver, arguments)
-
         where the hook stores, in the loop that runs the forward passes."""
         value = substitute(effect.value, {i: ATTACHED for i in range(len(hook.summary.parameters))})
         if not value.attached or effect.target.startswith(("arg", "self.")):
@@ -1605,12 +1739,6 @@ class _Walker:
             self._read(prefix)
         self.function.stores.append(
             Store(store_node, self.context.next_seq(), self.loop, self.function, cst.Name(key), key,
-        return self._apply_callee(node, callee.summary, receiver, arguments, construct)
-
-    def _apply_callee(
-        self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value], construct: bool = False
-    ) -> Value:
-        """A summary (of this file's function or another module's) applied at a call."""
                   effect.method or "append", cst.Name("output"), value, frozenset({"<call>"}), f"forward hook {hook.name}")
         )
 
@@ -1687,14 +1815,18 @@ class _Walker:
                     self._store(node, func.value, key, method, arg.value, value, frozenset({"<append>"}))
                 if value.attached:
                     self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
-        elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and receiver_key is not None:
-            if any(a.attached for a in arguments) and not self.no_grad:
+        elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _in_place_owner(func) is not None:
+            receiver_key = _in_place_owner(func)
+            assert receiver_key is not None
+            operand = combine(*arguments) if arguments else DETACHED
+            if (operand.attached or operand.params) and not self.no_grad:
                 # ``self.running_mean.mul_(m).add_(x.mean(0))``: a buffer updated from the graph
-                self._binding(self.statement, receiver_key, ATTACHED, mentions(node), fed=True)
-                self.env[receiver_key] = ATTACHED
+                if operand.attached:
+                    self._binding(self.statement, receiver_key, ATTACHED, mentions(node), fed=True)
+                    self.env[receiver_key] = ATTACHED
                 outside = self._outside_target(receiver_key)
                 if outside is not None:
-                    self._effect(Effect("carry", outside, ATTACHED, self.function.name, method))
+                    self._effect(Effect("carry", outside, operand, self.function.name, method))
         elif method in ("detach_", "clear") and isinstance(func, cst.Attribute):
             key = dotted(func.value)
             if key is not None:
@@ -1726,8 +1858,9 @@ class _Walker:
             outputs = func.value if owner_is_tensor else positional[0]
         output_mentions = frozenset(mentions(outputs)) if outputs is not None else frozenset()
         if outputs is not None:
+            roots = _backward_roots(outputs, self.context.aliases)
             for key in data_mentions(outputs):
-                self.context.observations.backward_keys.append((self.function, key, self._loop_id()))
+                self.context.observations.backward_keys.append((self.function, key, self._loop_id(), key in roots))
         event = BackwardCall(
             node,
             self.context.next_seq(),
@@ -1767,6 +1900,22 @@ _COMMON_METHODS = frozenset(
 _NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "round", "isinstance", "hash", "id", "format"})
 
 
+#: Calls that give (values, indices): the values keep the graph, the indices never carry one.
+_VALUES_AND_INDICES = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin", "max", "min", "median", "nanmedian"})
+
+
+def _tuple_result(method: str, tensor_value: Value, with_dim: bool) -> Optional[Value]:
+    """What a tensor method (or ``torch.`` function) that gives several tensors gives, else None."""
+    if method in vocab.TUPLE_WITH_DIM_METHODS and not with_dim:
+        return None  # ``x.max()``, ``torch.max(a, b)``: one tensor
+    if method not in vocab.TUPLE_METHODS and method not in vocab.TUPLE_WITH_DIM_METHODS:
+        return None
+    if method in _VALUES_AND_INDICES:
+        values = tensor(tensor_value.state, double_backward=tensor_value.double_backward, params=tensor_value.params)
+        return tuple_of([values, DETACHED_TENSOR])
+    return Value(tensor_value.state, Kind.CONTAINER, tensor_value.double_backward and tensor_value.attached, params=tensor_value.params)
+
+
 def _is_parameters_call(node: cst.BaseExpression) -> bool:
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
         node = node.args[0].value  # ``list(model.parameters())``, ``chain(...)``
@@ -1789,6 +1938,42 @@ def _iterates_modules(node: cst.BaseExpression) -> bool:
     return key is not None and key.startswith("self.") and any(
         word in key.rsplit(".", 1)[-1].lower() for word in ("layer", "block", "head", "stage", "module")
     )
+
+
+def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
+    """The names holding the backwarded value: ``loss`` in ``scaler.scale(loss.mean())`` and in
+    ``out["loss"]``; not the inputs of a forward or loss call (``x`` in ``model(x).sum()``)."""
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        key = dotted(node)
+        if key is not None:
+            return {key}
+        return _backward_roots(node.value, aliases) if isinstance(node, cst.Attribute) else set()
+    if isinstance(node, cst.Subscript):
+        return _backward_roots(node.value, aliases)
+    if isinstance(node, cst.BinaryOperation):
+        return _backward_roots(node.left, aliases) | _backward_roots(node.right, aliases)
+    if isinstance(node, cst.UnaryOperation):
+        return _backward_roots(node.expression, aliases)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return set().union(*(_backward_roots(element.value, aliases) for element in node.elements))
+    if isinstance(node, cst.Call):
+        func = node.func
+        name = aliases.qualify(func) or ""
+        if isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
+            return _backward_roots(func.value, aliases)
+        if name.startswith("torch.") or name in vocab.PASSING_BUILTINS or (
+            isinstance(func, cst.Attribute) and func.attr.value in ("scale", *vocab.PASSING_WRAPPERS)
+        ):
+            return set().union(*(_backward_roots(arg.value, aliases) for arg in node.args))
+    return set()
+
+
+def _in_place_owner(func: cst.Attribute) -> Optional[str]:
+    """The tensor an in-place chain updates: ``buf`` for ``buf.mul_(m).add_(x)``."""
+    receiver = func.value
+    while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value in vocab.IN_PLACE_UPDATES:
+        receiver = receiver.func.value
+    return dotted(receiver)
 
 
 def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:

@@ -111,6 +111,18 @@ PASSING_BUILTINS: Final = frozenset(
     {"sum", "max", "min", "abs", "pow", "list", "tuple", "sorted", "reversed", "dict", "zip",
      "enumerate", "iter", "next", "divmod"}
 )
+#: Tensor methods (and ``torch.`` functions of the same name) that give Python numbers.
+NUMBER_METHODS: Final = frozenset({"item", "size", "dim", "numel", "nelement", "element_size", "ndimension", "get_device"})
+#: Tensor methods and ``torch.`` functions that give a tuple of tensors, not one tensor (so a
+#: fix must never call ``.detach()`` on their result): ``out.unbind(0)``, ``x.max(dim=1)``.
+TUPLE_METHODS: Final = frozenset(
+    {"unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes",
+     "unsafe_split", "topk", "sort", "kthvalue", "mode", "aminmax", "cummax", "cummin", "frexp",
+     "slogdet", "qr", "svd", "eig", "eigh", "lu", "geqrf", "triangular_solve", "lstsq", "histogram",
+     "meshgrid", "broadcast_tensors", "unique_consecutive", "lobpcg", "var_mean", "std_mean"}
+)
+#: Reductions that give a tuple (values, indices) when given a dimension: ``x.max(1)``.
+TUPLE_WITH_DIM_METHODS: Final = frozenset({"max", "min", "median", "nanmedian"})
 #: Calls that take a step through the graph (``x.backward()``, ``accelerator.backward(x)``).
 BACKWARD_METHODS: Final = frozenset({"backward", "manual_backward"})
 #: Container methods that store their arguments.
@@ -124,6 +136,9 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 
 # ------------------------------------------------------------------ constructors -> kinds
 #: ``torch.nn`` classes without parameters: their output is attached only if their input is.
+#: Modules that hold other modules; calling a Sequential runs each of them in order.
+MODULE_CONTAINERS: Final = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+
 PARAMETER_FREE_MODULES: Final = frozenset(
     {
         "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",

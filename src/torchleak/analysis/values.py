@@ -49,6 +49,15 @@ class Value:
     cls: Optional[str] = None
     #: Inside a summary: the parameter positions whose attachment this value inherits.
     params: frozenset[int] = frozenset()
+    #: A tensor that requires grad but has no history (``nn.Parameter(...)``,
+    #: ``x.requires_grad_()``): it holds no graph itself (its state is DETACHED), but what is
+    #: computed from it is attached.
+    leaf: bool = False
+
+    @property
+    def records_graph(self) -> bool:
+        """Computing from this value records a graph: it is attached, or a leaf requiring grad."""
+        return self.state is State.ATTACHED or self.leaf
 
     @property
     def attached(self) -> bool:
@@ -83,7 +92,7 @@ class Value:
         """A value taken out of this one (an element, an attribute, a slice) with unknown shape."""
         if self.elements is not None:
             return join(*self.elements)
-        if self.attached:
+        if self.attached or self.leaf:
             return Value(State.ATTACHED, Kind.UNKNOWN, self.double_backward, params=self.params)
         return Value(State.UNKNOWN, params=self.params)
 
@@ -97,6 +106,10 @@ DETACHED = Value(State.DETACHED)
 NUMBER = Value(State.DETACHED, Kind.NUMBER)
 NONE = Value(State.DETACHED, Kind.NONE)
 DETACHED_TENSOR = Value(State.DETACHED, Kind.TENSOR)
+
+
+#: ``nn.Parameter(...)``, ``x.requires_grad_()``: see ``Value.leaf``.
+LEAF = Value(State.DETACHED, Kind.TENSOR, leaf=True)
 
 
 def tensor(state: State, *, double_backward: bool = False, params: frozenset[int] = frozenset()) -> Value:
@@ -148,6 +161,7 @@ def join(*values: Value) -> Value:
         elements,
         classes.pop() if len(classes) == 1 else None,
         frozenset().union(*(value.params for value in values)),
+        all(value.leaf for value in values),
     )
 
 
@@ -155,7 +169,7 @@ def combine(*values: Value) -> Value:
     """The value computed from ``values`` by arithmetic or a tensor function: attached if any input is."""
     if not values:
         return UNKNOWN
-    state = _joined_state(values)
+    state = State.ATTACHED if any(value.leaf for value in values) else _joined_state(values)
     kinds = {value.kind for value in values}
     if Kind.TENSOR in kinds or state is State.ATTACHED:
         kind = Kind.TENSOR
@@ -181,7 +195,7 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
     if not value.params:
         return value
     inherited = [arguments[i] for i in value.params if i in arguments]
-    if value.attached or any(a.attached for a in inherited):
+    if value.attached or any(a.records_graph for a in inherited):
         state = State.ATTACHED
     elif value.detached:
         state = State.DETACHED

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from torchleak.analysis.facts import FileFacts
+from torchleak.analysis.facts import Binding, FileFacts, Kind
 from torchleak.analysis.queries import carried_state, statement_text
 from torchleak.rewrite import carried_state_fix
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -35,9 +35,8 @@ class CarriedState(Rule):
     name: ClassVar[str] = "carried-state"
     harm: ClassVar[str] = "error"  # type: ignore[assignment]
     message: ClassVar[str] = (
-        "'{key}' is carried into the next iteration still attached to the autograd graph, which "
-        "chains every iteration's graph together (the second backward fails, or memory grows); "
-        "detach it each iteration: {key} = {key}.detach()"
+        "'{key}' is carried into the next iteration still attached to the autograd graph{where}, which "
+        "chains every iteration's graph together ({consequence}); {fix}"
     )
     fix_safety: ClassVar[FixSafety] = "safe"
     fix_rationale: ClassVar[str] = (
@@ -76,8 +75,7 @@ class CarriedState(Rule):
             hidden = (h0, c0)
             for x, y in loader:
                 out, (h, c) = lstm(x, hidden)
-                hidden = (h, c)
-                out, hidden = lstm(x, hidden)  # TLK103
+                hidden = (h, c)  # TLK103
                 criterion(out, y).backward()
             """,
             "an LSTM's (h, c) tuple",
@@ -243,11 +241,38 @@ class CarriedState(Rule):
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
-        for _loop, binding in carried_state(facts):
-            yield Report(binding.node, {"key": binding.key, "statement": statement_text(facts, binding.node)})
+        for loop, binding in carried_state(facts):
+            key, where = binding.key, ""
+            trains = loop.has_backward or binding.function.summary.calls_backward
+            consequence = "the second backward fails, or memory grows" if trains else "memory grows every iteration"
+            if binding.in_callee:
+                # A module's forward updates its own state from its input: fixed in the forward.
+                key = "self." + binding.key.rsplit(".", 1)[-1]
+                where = f" by {binding.in_callee} (computed from its input)"
+                fix = "update it under torch.no_grad() (or from detached values) in that forward"
+            elif not trains:
+                fix = "nothing backwards it here: run the loop under torch.no_grad() (or torch.inference_mode())"
+            elif _starts_as_leaf(binding):
+                fix = f"start each iteration from a fresh leaf: {key} = {key}.detach().requires_grad_()"
+            elif binding.value.kind is Kind.TENSOR:
+                fix = f"detach it each iteration: {key} = {key}.detach()"
+            elif binding.value.kind is Kind.TUPLE:
+                fix = f"detach it each iteration: {key} = tuple(t.detach() for t in {key})"
+            else:
+                fix = f"detach it (each tensor it holds) at the start of each iteration"
+            fields = {"key": key, "where": where, "consequence": consequence, "fix": fix}
+            yield Report(binding.node, {**fields, "statement": statement_text(facts, binding.node)})
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         for loop, binding in carried_state(facts):
+            if binding.in_callee or _starts_as_leaf(binding) or not (loop.has_backward or binding.function.summary.calls_backward):
+                continue  # the edit is not a detach at the top of this loop
             if binding.node is report.node and binding.key == report.fields.get("key"):
                 return carried_state_fix(facts, loop, binding)
         return None
+
+
+def _starts_as_leaf(binding: Binding) -> bool:
+    """The state starts as a tensor that requires grad (``adv = x.clone().requires_grad_()``),
+    which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
+    return any(other.key == binding.key and other.value.leaf for other in binding.function.bindings)

@@ -38,16 +38,15 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
             if other.kind == "call" or not other.output_mentions or (mine & theirs) - detached - data:
                 return True
     sources = function.sources_of(set(call.output_mentions))
-    if sources & loop.attached_on_entry:
-        return True  # part of the graph was built before the loop, for every iteration to use
-    rebound = {b.key for b in function.bindings if loop.contains(b.seq)}
-    if any(name in {b.key for b in function.bindings} and name not in rebound for name in call.output_mentions):
-        return True  # the differentiated tensor itself comes from before the loop
     in_loop = [b for b in function.bindings if loop.contains(b.seq)]
     # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.
-    carried = {b.key for b in in_loop if b.value.attached} - {
-        b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth
-    }
+    reset = {b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth}
+    if (sources & loop.attached_on_entry) - reset:
+        return True  # part of the graph was built before the loop, for every iteration to use
+    rebound = {b.key for b in in_loop}
+    if any(name in {b.key for b in function.bindings} and name not in rebound for name in call.output_mentions):
+        return True  # the differentiated tensor itself comes from before the loop
+    carried = {b.key for b in in_loop if b.value.attached} - reset
     # A graph-attached value read before it is rebound links this graph to the next iteration's
     # (truncated BPTT keeps a graph across several steps on purpose).
     return any(loop.first_access.get(key) == "read" for key in sources & carried)

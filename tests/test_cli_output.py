@@ -15,7 +15,8 @@ import pytest
 from conftest import DEEP, LEAKY, LEAKY_MESSAGE, ROOT, findings, run_tool
 
 #: TLK102 with only an unsafe fix (the stored value is a model's output).
-UNSAFE = "preds = []\nfor x in loader:\n    preds.append(model(x))\n"
+#: A tensor kept in a list that leaves the module (saved): its fix is unsafe.
+UNSAFE = "preds = []\nfor x in loader:\n    preds.append(model(x).pow(2))\nsave(preds)\n"
 
 
 def _env_run(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -19,41 +19,12 @@ from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, FileFacts, Function, Loop, Store
 from torchleak.analysis.flow import iter_statements
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
+from torchleak.analysis.tensors import TensorEvidence
+from torchleak.analysis.values import Kind
 from torchleak.rule import Edit, Fix
 
 Safety = Literal["safe", "unsafe"]
 
-#: ``torch.<name>(...)`` functions that return one tensor (not a tuple, not a module).
-_TORCH_TENSOR_FUNCTIONS: Final = frozenset(
-    {
-        "abs", "add", "addmm", "amax", "amin", "as_tensor", "atan2", "baddbmm", "bmm", "cat", "cdist",
-        "clamp", "clip", "concat", "concatenate", "cos", "cosh", "cumprod", "cumsum", "diag", "diagonal",
-        "div", "dot", "einsum", "exp", "expm1", "flatten", "flip", "full", "full_like", "gather",
-        "hstack", "index_select", "lerp", "log", "log1p", "log2", "log10", "log_softmax", "logsumexp",
-        "matmul", "maximum", "mean", "minimum", "mm", "mul", "mv", "neg", "norm", "ones", "ones_like",
-        "outer", "permute", "pow", "prod", "rand", "rand_like", "randn", "randn_like", "reciprocal",
-        "relu", "reshape", "roll", "rsqrt", "sigmoid", "sin", "sinh", "softmax", "sqrt", "square",
-        "squeeze", "stack", "std", "sub", "sum", "t", "tanh", "tensor", "tensordot", "tile",
-        "transpose", "tril", "triu", "unsqueeze", "var", "vstack", "where", "zeros", "zeros_like",
-        "empty", "empty_like", "arange", "linspace", "eye", "logit", "erf", "clone", "masked_fill",
-    }
-)
-#: ``torch.nn.functional`` members that return a tuple.
-_FUNCTIONAL_TUPLES: Final = frozenset({"multi_head_attention_forward", "lstm_cell", "gru_cell"})
-#: Tensor methods that return a tensor when called on one.
-_TENSOR_METHODS: Final = frozenset(
-    {
-        "abs", "add", "add_", "bmm", "clamp", "clamp_min", "clamp_max", "clip", "clone", "contiguous",
-        "cos", "cpu", "cuda", "cumsum", "div", "div_", "double", "exp", "expand", "expand_as", "flatten",
-        "flip", "float", "gather", "half", "bfloat16", "log", "log_softmax", "logsumexp", "masked_fill",
-        "matmul", "mean", "mm", "mul", "mul_", "neg", "norm", "permute", "pow", "prod", "reciprocal",
-        "relu", "repeat", "reshape", "reshape_as", "rsqrt", "sigmoid", "sin", "softmax", "sqrt",
-        "square", "squeeze", "std", "sub", "sub_", "sum", "t", "tanh", "to", "transpose", "type_as",
-        "unsqueeze", "var", "view", "view_as", "amax", "amin", "logit", "detach", "requires_grad_",
-    }
-)
-#: Reductions that give a one-element tensor when called with no argument.
-_FULL_REDUCTIONS: Final = frozenset({"sum", "mean", "norm", "prod", "std", "var", "logsumexp", "amax", "amin"})
 #: Builtins that read a one-element value as a number (so a tensor there must have one element).
 _NUMBER_READERS: Final = frozenset({"float", "int", "bool", "complex"})
 #: Builtins that read a value and keep nothing of it, whatever its type.
@@ -110,190 +81,12 @@ def _inside(node: cst.CSTNode, root: cst.CSTNode, parents: dict[int, cst.CSTNode
     return False
 
 
-# --------------------------------------------------------------------------- what a value is
-
-
-class Evidence:
-    """What the file proves about the values of one function."""
-
-    def __init__(self, facts: FileFacts, function: Function) -> None:
-        self.facts = facts
-        self.function = function
-        self.aliases = tree(facts).aliases
-        self._visiting: set[tuple[str, str]] = set()
-
-    # -- bindings
-    def _bindings(self, key: str) -> list[Binding]:
-        return [b for b in self.function.bindings if b.key == key]
-
-    def _backwarded(self, key: str) -> Optional[bool]:
-        """None: never backwarded; True: ``key.backward()`` with no argument (so one element)."""
-        found: Optional[bool] = None
-        for call in self.function.backwards:
-            node = call.node
-            if call.kind != "backward" or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
-                continue
-            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
-            if dotted(node.func.value) == key:
-                # ``loss.backward()`` needs a one-element loss unless a gradient is passed.
-                gradient = bool(positional) or any(arg.keyword is not None and arg.keyword.value == "gradient" for arg in node.args)
-                found = bool(found) or not gradient
-            elif positional and dotted(positional[0].value) == key:  # accelerator.backward(loss)
-                found = bool(found) or len(positional) == 1
-        return found
-
-    def bound(self, binding: Binding, key: str) -> Union[cst.BaseExpression, bool, None]:
-        """The expression a binding gives ``key``; True for an element of ``autograd.grad``'s
-        result; None when it says nothing (``del``, ``detach_()``); False when unknowable."""
-        node = binding.node
-        if isinstance(node, (cst.Del, cst.Call)):
-            return None  # `del key`, `key.detach_()`: the type is unchanged
-        if isinstance(node, cst.AnnAssign):
-            return node.value if node.value is not None and dotted(node.target) == key else False
-        if isinstance(node, cst.AugAssign):
-            # ``key += x``: a tensor stays a tensor; a number plus a tensor becomes one.
-            return None if dotted(node.target) == key else False
-        if not isinstance(node, cst.Assign):
-            return False
-        for target in node.targets:
-            if dotted(target.target) == key:
-                return node.value
-            if isinstance(target.target, (cst.Tuple, cst.List)):
-                elements = [element.value for element in target.target.elements]
-                index = next((i for i, element in enumerate(elements) if dotted(element) == key), None)
-                if index is None:
-                    continue
-                if isinstance(node.value, (cst.Tuple, cst.List)) and len(node.value.elements) == len(elements):
-                    return node.value.elements[index].value
-                if self._grad_call(node.value):
-                    return True
-        return False
-
-    def _grad_call(self, node: cst.BaseExpression) -> bool:
-        """``torch.autograd.grad(...)`` without ``allow_unused=True``: a tuple of tensors."""
-        if not isinstance(node, cst.Call) or (self.aliases.qualify(node.func) or "") not in vocab.AUTOGRAD_GRAD:
-            return False
-        return not any(arg.keyword is not None and arg.keyword.value == "allow_unused" for arg in node.args)
-
-    def _key_is(self, key: str, kind: Literal["tensor", "scalar"]) -> bool:
-        backwarded = self._backwarded(key)
-        if backwarded is not None and (kind == "tensor" or backwarded):
-            return True
-        if (key, kind) in self._visiting:
-            return True  # x = x * 2: holds if every other binding does
-        bindings = [bound for bound in (self.bound(b, key) for b in self._bindings(key)) if bound is not None]
-        if not bindings:
-            return False
-        self._visiting.add((key, kind))
-        try:
-            return all(
-                (bound is True and kind == "tensor")
-                or (isinstance(bound, cst.BaseExpression) and (self.tensor(bound) if kind == "tensor" else self.scalar(bound)))
-                for bound in bindings
-            )
-        finally:
-            self._visiting.discard((key, kind))
-
-    # -- the questions
-    def tensor(self, node: cst.BaseExpression) -> bool:
-        """Whether ``node`` is certainly one tensor (not a tuple, a model output, a number)."""
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            key = dotted(node)
-            return key is not None and self._key_is(key, "tensor")
-        if isinstance(node, cst.Call):
-            name = self.aliases.qualify(node.func) or ""
-            if name.startswith("torch.nn.functional."):
-                return name.rsplit(".", 1)[1] not in _FUNCTIONAL_TUPLES and not _has_keyword(node, "return_indices")
-            if name.startswith("torch.") and name.count(".") == 1:
-                return name[6:] in _TORCH_TENSOR_FUNCTIONS
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _TENSOR_METHODS:
-                return self.tensor(node.func.value)
-            return self._loss_module_call(node) is not None
-        if isinstance(node, cst.Subscript):
-            return self.tensor(node.value) or self._grad_call(node.value)
-        if isinstance(node, cst.BinaryOperation):
-            if _is_text(node.left) or isinstance(node.left, (cst.List, cst.Tuple)) or isinstance(node.right, (cst.List, cst.Tuple)):
-                return False
-            return self.tensor(node.left) or self.tensor(node.right)
-        if isinstance(node, cst.UnaryOperation):
-            return not isinstance(node.operator, cst.Not) and self.tensor(node.expression)
-        if isinstance(node, cst.IfExp):
-            return self.tensor(node.body) and self.tensor(node.orelse)
-        return False
-
-    def scalar(self, node: cst.BaseExpression) -> bool:
-        """Whether ``node`` is certainly a tensor with exactly one element (so ``.item()`` works)."""
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            key = dotted(node)
-            return key is not None and self._key_is(key, "scalar")
-        if isinstance(node, cst.Call):
-            name = self.aliases.qualify(node.func) or ""
-            if vocab.FUNCTIONAL_LOSS.match(name):
-                return not _has_keyword(node, "reduction")
-            if name in ("torch.sum", "torch.mean") and len(node.args) == 1 and node.args[0].keyword is None:
-                return True
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _FULL_REDUCTIONS and not node.args:
-                return self.tensor(node.func.value)
-            constructor = self._loss_module_call(node)
-            return constructor is not None and not _has_keyword(constructor, "reduction")
-        if isinstance(node, cst.BinaryOperation):
-            if _is_text(node.left):
-                return False
-            left, right = node.left, node.right
-            return (self.scalar(left) and (self.scalar(right) or is_number(right))) or (
-                self.scalar(right) and is_number(left)
-            )
-        if isinstance(node, cst.UnaryOperation):
-            return not isinstance(node.operator, cst.Not) and self.scalar(node.expression)
-        return False
-
-    def _loss_module_call(self, node: cst.Call) -> Optional[cst.Call]:
-        """For ``criterion(...)`` where every binding of ``criterion`` in the file is an
-        ``nn.<X>Loss(...)`` constructor, that constructor (losses return one tensor)."""
-        key = dotted(node.func)
-        if key is None:
-            return None
-        found: Optional[cst.Call] = None
-        for function in self.facts.functions:
-            for binding in function.bindings:
-                if binding.key != key:
-                    continue
-                statement = binding.node
-                value = statement.value if isinstance(statement, cst.Assign) and len(statement.targets) == 1 else None
-                if not isinstance(value, cst.Call):
-                    return None
-                name = self.aliases.qualify(value.func) or ""
-                if not (name.startswith("torch.nn.") and name.endswith("Loss")):
-                    return None
-                found = value
-        return found
-
-
-def _has_keyword(call: cst.Call, name: str) -> bool:
-    return any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
-
-
 def _is_text(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
 
 
-def is_number(node: cst.BaseExpression) -> bool:
-    """A plain Python number: a literal, ``len(...)``, ``x.size(0)``, ``x.shape[0]``, ``t.item()``."""
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(node, cst.UnaryOperation):
-        return is_number(node.expression)
-    if isinstance(node, cst.BinaryOperation):
-        return is_number(node.left) and is_number(node.right)
-    if isinstance(node, cst.Call):
-        if isinstance(node.func, cst.Name) and node.func.value in ("len", "float", "int"):
-            return True
-        if isinstance(node.func, cst.Attribute):
-            method = node.func.attr.value
-            return method in ("item", "numel", "dim") or (method == "size" and bool(node.args))
-    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute):
-        return node.value.attr.value == "shape"
-    return False
+def evidence(facts: FileFacts, function: Function) -> TensorEvidence:
+    return TensorEvidence(facts, function, tree(facts).aliases)
 
 
 # --------------------------------------------------------------------------- where a value goes
@@ -502,16 +295,15 @@ def code(node: cst.CSTNode) -> str:
     return " ".join(cst.Module(body=[]).code_for_node(node).split())
 
 
-def detach_values(facts: FileFacts, evidence: Evidence, node: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, bool]]:
-    """``node`` with ``.detach()`` on every attached tensor in it, and whether all of those are
-    known tensors. Dict, tuple, list and set literals are entered (``{...}.detach()`` would
-    raise at run time); None when an attached value cannot be detached in place (``*xs``, a
-    comprehension) or nothing in it is known to be attached."""
+def detach_values(facts: FileFacts, evidence: TensorEvidence, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``node`` with ``.detach()`` on every attached value in it. Dict, tuple, list and set
+    literals are entered (``{...}.detach()`` raises at run time). None when an attached value is
+    not known to be one tensor (a model's output may be a tuple or a dict, ``out.unbind(0)`` is
+    a tuple), cannot be detached in place (``*xs``, a comprehension), or nothing in it is attached."""
     changed = False
-    known = True
 
     def visit(value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        nonlocal changed, known
+        nonlocal changed
         if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
             elements: list[cst.BaseElement] = []
             for element in value.elements:
@@ -545,14 +337,13 @@ def detach_values(facts: FileFacts, evidence: Evidence, node: cst.BaseExpression
             return None  # not evaluated by the walk: cannot tell
         if not recorded.attached:
             return value
+        if not evidence.tensor(value):
+            return None  # ``.detach()`` on a tuple, a dict or a number raises
         changed = True
-        known = known and evidence.tensor(value)
         return method_call(value, "detach")
 
     result = visit(node)
-    if result is None or not changed:
-        return None
-    return result, known
+    return result if result is not None and changed else None
 
 
 def _maybe_attached(facts: FileFacts, node: cst.BaseExpression) -> bool:
@@ -562,12 +353,14 @@ def _maybe_attached(facts: FileFacts, node: cst.BaseExpression) -> bool:
 
 def accumulation_fix(facts: FileFacts, event: Accumulation, *, item: bool = True) -> Optional[Fix]:
     """``acc += loss`` becomes ``acc += loss.item()`` where that provably changes nothing but
-    the leak, else ``acc += loss.detach()`` (safe where the accumulator stays in the function)."""
+    the leak, else ``acc += loss.detach()`` (safe where the accumulator stays in the function).
+    No fix where ``loss`` is not known to be a tensor: ``.detach()`` on a float raises."""
     value = event.value_node
     if isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.GeneratorExp)):
         return None
-    evidence = Evidence(facts, event.function)
-    tensor = evidence.tensor(value)
+    known = evidence(facts, event.function)
+    if not known.tensor(value):
+        return None
     target = event.target
     owner = target
     while isinstance(owner, cst.Subscript):
@@ -579,9 +372,8 @@ def accumulation_fix(facts: FileFacts, event: Accumulation, *, item: bool = True
         item
         and isinstance(target, cst.Name)
         and used is not None
-        and tensor
         and used.number_only
-        and (evidence.scalar(value) or used.one_element)
+        and (known.one_element(value) or used.one_element)
     ):
         return Fix(
             "safe",
@@ -590,14 +382,12 @@ def accumulation_fix(facts: FileFacts, event: Accumulation, *, item: bool = True
             reason=f"'{code(value)}' is a one-element tensor and '{target.value}' is only ever read as a number",
         )
     new = method_call(value, "detach")
-    if tensor and stays:
+    if stays:
         reason = f"'{code(value)}' is a tensor and '{code(owner)}' never leaves the function"
-    elif not tensor:
-        reason = f"'{code(value)}' is not known to be a tensor"
     else:
         reason = f"'{code(owner)}' leaves the function (returned, stored or an attribute): a caller may backward through it"
     return Fix(
-        "safe" if tensor and stays else "unsafe",
+        "safe" if stays else "unsafe",
         f"accumulate '{code(new)}' instead of '{code(value)}'",
         (Edit(value, new),),
         reason=reason,
@@ -608,20 +398,16 @@ def store_fix(facts: FileFacts, event: Union[Store, Accumulation]) -> Optional[F
     """``history.append(out)`` becomes ``history.append(out.detach())``; literals are entered."""
     if isinstance(event, Accumulation):
         return accumulation_fix(facts, event, item=False)
-    evidence = Evidence(facts, event.function)
-    detached = detach_values(facts, evidence, event.value_node)
-    if detached is None:
+    new = detach_values(facts, evidence(facts, event.function), event.value_node)
+    if new is None:
         return None
-    new, known = detached
     stays = not uses(facts, event.function, event.key).escapes
-    if known and stays:
+    if stays:
         reason = f"every value detached is a tensor and '{event.key}' never leaves the function"
-    elif not known:
-        reason = "a value detached is not known to be a tensor (a model may return a tuple or a dict)"
     else:
         reason = f"'{event.key}' leaves the function (returned, stored or an attribute): a caller may backward through it"
     return Fix(
-        "safe" if known and stays else "unsafe",
+        "safe" if stays else "unsafe",
         f"store '{code(new)}' instead of '{code(event.value_node)}'",
         (Edit(event.value_node, new),),
         reason=reason,
@@ -664,49 +450,49 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
     )
 
 
-StateShape = Literal["tensor", "tuple", "optional", "unknown"]
+#: The one-line detach of a carried state, by the shapes it can hold at the top of an iteration:
+#: (shapes, statement, whether those shapes are all known). Forms that fit several shapes come
+#: last; a state that may hold something else (a list, a dict) gets no fix.
+_STATE_FORMS: Final[tuple[tuple[frozenset[str], str, bool], ...]] = (
+    (frozenset({"tensor"}), "{key} = {key}.detach()", True),
+    (frozenset({"tuple"}), "{key} = tuple(v.detach() for v in {key})", True),
+    (frozenset({"none", "tensor"}), "{key} = {key}.detach() if {key} is not None else None", True),
+    (frozenset({"none", "tuple"}), "{key} = tuple(v.detach() for v in {key}) if {key} is not None else None", True),
+    # A number (``center = 0``) becomes a tensor of the same value: the type changes.
+    (frozenset({"number", "tensor"}), "{key} = {torch}.as_tensor({key}).detach()", False),
+    # Not known: None, one tensor or a tuple of tensors (a GRU's or an LSTM's state) all work.
+    (
+        frozenset({"none", "tensor", "tuple", "unknown"}),
+        "{key} = tuple(v.detach() for v in {key}) if isinstance({key}, tuple) else {key}.detach() if {key} is not None else None",
+        False,
+    ),
+)
 
 
-def initial_state(facts: FileFacts, function: Function, loop: Loop, key: str) -> tuple[StateShape, bool]:
-    """What the state holds when the loop starts, from its last binding before the loop, and
-    whether that is certain (a tensor, or a tuple of tensors such as an LSTM's ``(h, c)``)."""
-    if loop.per_batch_method:
-        return "unknown", False
-    evidence = Evidence(facts, function)
-    before = [b for b in function.bindings if b.key == key and b.seq < loop.start]
-    if not before:
-        return "unknown", False
-    bound = evidence.bound(before[-1], key)
-    if not isinstance(bound, cst.BaseExpression):
-        return ("tensor", True) if bound is True else ("unknown", False)
-    if isinstance(bound, cst.Name) and bound.value == "None":
-        return "optional", False
-    if isinstance(bound, (cst.Tuple, cst.List)):
-        return "tuple", all(evidence.tensor(element.value) for element in bound.elements)
-    return ("tensor", True) if evidence.tensor(bound) else ("unknown", False)
-
-
-def state_detach(key: str, shape: StateShape) -> cst.BaseSmallStatement:
-    """``h = h.detach()``, or the tuple and None-tolerant forms."""
-    if shape == "tuple":
-        text = f"{key} = tuple(v.detach() for v in {key})"
-    elif shape == "optional":
-        text = f"{key} = {key}.detach() if {key} is not None else None"
-    else:
-        text = f"{key} = {key}.detach()"
-    statement = cst.parse_statement(text + "\n")
-    assert isinstance(statement, cst.SimpleStatementLine)
-    return statement.body[0]
+def state_detach(facts: FileFacts, function: Function, loop: Loop, key: str) -> Optional[tuple[cst.BaseSmallStatement, bool]]:
+    """``h = h.detach()``, or the form that fits every shape ``h`` can hold when an iteration
+    starts (None, an LSTM's ``(h, c)``, a number), and whether those shapes are all known."""
+    shapes: set[str] = set(evidence(facts, function).state_shapes(loop, key))
+    guessed = "unknown" in shapes or "tuple?" in shapes
+    if "tuple?" in shapes:
+        shapes = (shapes - {"tuple?"}) | {"tuple"}
+    torch = tree(facts).aliases.local_name("torch")
+    for fits, form, known in _STATE_FORMS:
+        if shapes <= fits and ("{torch}" not in form or torch is not None):
+            statement = cst.parse_statement(form.format(key=key, torch=torch) + "\n")
+            assert isinstance(statement, cst.SimpleStatementLine)
+            return statement.body[0], known and not guessed
+    return None
 
 
 def state_fix_edit(facts: FileFacts, function: Function, loop: Loop, key: str) -> Optional[tuple[Edit, bool, str]]:
     """Detach ``key`` at the top of every iteration of ``loop``: the edit, whether the state's
     shape is certain, and the statement's text."""
     anchor = loop_top(loop)
-    if anchor is None:
+    made = state_detach(facts, function, loop, key) if anchor is not None else None
+    if anchor is None or made is None:
         return None
-    shape, certain = initial_state(facts, function, loop, key)
-    statement = state_detach(key, shape)
+    statement, certain = made
     return Edit(anchor, before=(statement,)), certain, code(statement)
 
 
@@ -743,7 +529,7 @@ def carried_state_fix(facts: FileFacts, loop: Loop, binding: Binding) -> Optiona
     else:
         harmless = not function.backwards and not function.returns.attached and not function.stores
     if not certain:
-        reason = f"what '{binding.key}' holds when the loop starts is not known (a tensor, a tuple, None?)"
+        reason = f"what '{binding.key}' holds when an iteration starts is not known for certain (None, a tensor, a tuple, a number?)"
     elif not harmless:
         reason = "a backward after the loop, or a value kept from it, could be meant to go through every iteration"
     else:
@@ -786,6 +572,16 @@ def retain_carried_fix(facts: FileFacts, call: BackwardCall, carried: Sequence[t
     )
 
 
+def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:
+    """An optimizer by its value (``torch.optim.SGD(...)``); by its name only where the file
+    says nothing of it (``scheduler.step()`` must not get a ``zero_grad``, which it lacks)."""
+    value = facts.values.get(id(node))
+    if value is not None and value.kind is Kind.OPTIMIZER:
+        return value.cls != "GradScaler"
+    owner = last_identifier(node)
+    return (value is None or value.kind is Kind.UNKNOWN) and owner is not None and bool(vocab.OPTIMIZER_NAME.match(owner))
+
+
 def zero_grad_fix(facts: FileFacts, call: BackwardCall) -> Optional[Fix]:
     """``optimizer.zero_grad(set_to_none=True)`` after the step that follows the backward (TLK302)."""
     loop = call.loop
@@ -801,8 +597,7 @@ def zero_grad_fix(facts: FileFacts, call: BackwardCall) -> Optional[Fix]:
         func = statement.value.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "step" or statement.value.args:
             continue
-        owner = last_identifier(func.value)
-        if owner is None or not vocab.OPTIMIZER_NAME.match(owner):
+        if not _is_optimizer(facts, func.value):
             continue
         line = cst.parse_statement(f"{code(func.value)}.zero_grad(set_to_none=True)\n")
         assert isinstance(line, cst.SimpleStatementLine)

@@ -65,6 +65,10 @@ class ImportAliases:
                     local = alias.asname.name.value
                 self._aliases[local] = f"{module}.{imported}"
 
+    def local_name(self, qualified: str) -> Optional[str]:
+        """The name an import binds to the module ``qualified`` (``th`` after ``import torch as th``)."""
+        return next((local for local, target in self._aliases.items() if target == qualified), None)
+
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         """The qualified dotted name of ``node``; names no import binds are returned as written."""
         name = dotted(node)

@@ -1403,3 +1403,96 @@ def test_pgd_detach_requires_grad_at_the_top_is_a_reset():
         """
     )
     assert carried_keys(unfixed) == {("adv", "")}
+
+
+def test_ema_in_a_dict_slot_is_carried_and_its_first_value_is_not_a_store():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        encoder = nn.Linear(8, 8)
+        ema = {}
+        for x in loader:
+            feats = encoder(x)
+            for k in ("a", "b"):
+                if k not in ema:
+                    ema[k] = feats.mean()
+                else:
+                    ema[k] = 0.9 * ema[k] + 0.1 * feats.mean()
+            feats.sum().backward()
+        """
+    )
+    assert ("ema", "") in carried_keys(facts)
+    from torchleak.analysis.queries import held_across_iterations
+
+    assert [event for event, _ in held_across_iterations(facts, double_backward=False)] == []
+
+
+def test_slot_sum_of_losses_is_an_accumulation():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        model = nn.Linear(8, 1)
+        stats = {"loss": 0.0}
+        for x, y in loader:
+            loss = nn.functional.mse_loss(model(x), y)
+            stats["loss"] = stats["loss"] + loss
+            loss.backward()
+        """
+    )
+    assert [a.key for a in function(facts, "<module>").accumulations] == ["stats"]
+    assert carried_keys(facts) == set()
+
+
+def test_forward_hook_made_by_a_factory_is_applied_at_each_forward():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(4, 4))
+        latest = {}
+        def keep(name):
+            def hook(module, inputs, output):
+                latest[name] = output
+            return hook
+        model[0].register_forward_hook(keep("fc"))
+        for x in loader:
+            model(x).sum().backward()
+            for k, act in latest.items():
+                norm = act.norm()
+        """
+    )
+    assert attached(facts, "<module>", "norm")
+
+
+def test_reset_method_called_only_before_the_loop_does_not_reset_per_batch():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Memory(nn.Module):
+            def reset_memory(self):
+                self.m = torch.zeros(4)
+            def forward(self, x):
+                self.m = self.m + self.proj(x).mean(0)
+                return self.m
+        def train(model, segments):
+            model.reset_memory()
+            for seg in segments:
+                model(seg).sum().backward()
+        """
+    )
+    assert ("self.m", "") in carried_keys(facts)
+    per_batch = facts_of(
+        """
+        import torch.nn as nn
+        class Memory(nn.Module):
+            def reset_memory(self):
+                self.m = torch.zeros(4)
+            def forward(self, x):
+                self.m = self.m + self.proj(x).mean(0)
+                return self.m
+        def train(model, segments):
+            for seg in segments:
+                model.reset_memory()
+                model(seg).sum().backward()
+        """
+    )
+    assert carried_keys(per_batch) == set()

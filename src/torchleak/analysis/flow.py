@@ -899,9 +899,30 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(value_node), key)
+        if value.attached and self._slot_update(target, key, value_node, value, statement):
+            self.env[key] = replace(container, state=State.ATTACHED)
+            return
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
         if value.attached:
             self.env[key] = join(container, replace(container, state=State.ATTACHED)) if container.kind is Kind.CONTAINER else replace(container, state=State.ATTACHED)
+
+    def _slot_update(
+        self, target: cst.Subscript, key: str, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode
+    ) -> bool:
+        """``stats[k] = stats[k] + loss`` accumulates into a slot; ``ema[k] = 0.9 * ema[k] + 0.1 * x``
+        of a value that is not a loss carries the slot's graph into the next iteration."""
+        leaves = _arithmetic_leaves(value_node)
+        if not any(isinstance(leaf, cst.Subscript) and leaf.deep_equals(target) for leaf in leaves):
+            return False
+        attached = [
+            leaf for leaf in leaves
+            if not (isinstance(leaf, cst.Subscript) and leaf.deep_equals(target)) and self.values.get(id(leaf), UNKNOWN).attached
+        ]
+        if any(self._is_loss_like(leaf) for leaf in attached):
+            self._accumulation(statement, target, key, "=", attached[0], self.values[id(attached[0])])
+        else:
+            self._binding(statement, key, value, mentions(value_node), fed=True)
+        return True
 
     def _augmented(self, node: cst.AugAssign) -> None:
         key = target_key(node.target)
@@ -1302,9 +1323,11 @@ class _Walker:
             definitions = self.context.functions.get(func.value)
             if definitions:
                 return definitions[-1]
-            return None
+            return self._instance_call(func)
         if not isinstance(func, cst.Attribute):
             return None
+        if self._instance_call(func) is not None:
+            return self._instance_call(func)
         method = func.attr.value
         owner = self.values.get(id(func.value))
         if owner is None:
@@ -1312,7 +1335,7 @@ class _Walker:
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
             return self.context.method(owner.cls, method)
-        if owner.kind is Kind.UNKNOWN and not owner.params and dotted(func.value) is not None:
+        if owner.kind is Kind.UNKNOWN and dotted(func.value) is not None:
             # An object whose class the file does not show: a method defined by exactly one class
             # of the file, with effects (``meter.update``), is that class's.
             candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
@@ -1484,8 +1507,9 @@ class _Walker:
         callee = self.walk_function(forward, inherited_no_grad=False)
         bound = {0: module, **{i + 1: a for i, a in enumerate(arguments)}}
         for effect in callee.summary.effects:
-            if not effect.target.startswith("self.") or not effect.value.params - {0}:
+            if not effect.target.startswith("self.") or (not effect.value.params - {0} and effect.kind != "carry"):
                 continue  # what does not depend on the input is reported inside forward itself
+            # A carried state is also seen here, in the calling loop (whose backward it reaches).
             value = substitute(effect.value, bound)
             where = callee.effect_nodes.get(id(effect))
             if not value.attached or where is None or effect.kind not in ("carry", "accumulate", "store"):
@@ -1562,13 +1586,28 @@ class _Walker:
         values = tuple(self.values.get(id(part), UNKNOWN) for part in parts)
         return values if values and all(v.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for v in values) else None
 
+    def _instance_call(self, func: cst.Name | cst.Attribute) -> Optional[cst.FunctionDef]:
+        """``compute_loss(pred, y)`` for an instance of a class of the file: its ``__call__``."""
+        key = dotted(func)
+        called = self._lookup(key) if key is not None else UNKNOWN
+        if called.kind is Kind.INSTANCE and called.cls is not None:
+            return self.context.method(called.cls, "__call__")
+        return None
+
     def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
         """The function, method or class of another module of the project that a callee names."""
         if isinstance(func, cst.Attribute) and receiver.cls is not None:
-            return self.context.imported_method(receiver.cls, func.attr.value)
+            method = self.context.imported_method(receiver.cls, func.attr.value)
+            if method is not None:
+                return method
         key = dotted(func)
-        if key is None or key.split(".", 1)[0] in self.env:
-            return None  # not a name, or a local that shadows the import
+        if key is None:
+            return None
+        called = self._lookup(key)
+        if called.kind is Kind.INSTANCE and called.cls is not None:
+            return self.context.imported_method(called.cls, "__call__")  # an imported class's instance, called
+        if key.split(".", 1)[0] in self.env:
+            return None  # a local that shadows the import
         found = self.context.externals.resolve(key)
         if isinstance(found, (Summary, ClassSummary)):
             return found
@@ -1728,6 +1767,20 @@ class _Walker:
                 return positional[index - offset]
         return None
 
+    def _resolve_callable(self, node: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The function a callable expression denotes: a function of the file, or the nested
+        function a factory of the file returns (``register_forward_hook(save_output(name))``)."""
+        if not isinstance(node, cst.Call):
+            return self._resolve(node)
+        factory = self._resolve(node.func)
+        if factory is None:
+            return None
+        nested = {s.name.value: s for s in _body(factory.body) if isinstance(s, cst.FunctionDef)}
+        for statement in iter_statements(_body(factory.body)):
+            if isinstance(statement, cst.Return) and isinstance(statement.value, cst.Name):
+                return nested.get(statement.value.value)
+        return None
+
     def _apply_hook(self, effect: Effect, hook: Function, store_node: cst.CSTNode) -> None:
         """A forward hook's store runs on every forward pass of the hooked module: report it
         where the hook stores, in the loop that runs the forward passes."""
@@ -1741,6 +1794,8 @@ class _Walker:
             Store(store_node, self.context.next_seq(), self.loop, self.function, cst.Name(key), key,
                   effect.method or "append", cst.Name("output"), value, frozenset({"<call>"}), f"forward hook {hook.name}")
         )
+        held = self._lookup(key)
+        self.env[key] = replace(held, state=State.ATTACHED) if held.kind is Kind.CONTAINER else Value(State.ATTACHED, Kind.CONTAINER)
 
     def _is_loss_call(self, key: Optional[str], identifier: str, name: str) -> bool:
         return (
@@ -1798,7 +1853,7 @@ class _Walker:
             if receiver.kind is Kind.OPTIMIZER or vocab.OPTIMIZER_NAME.match(owner) or owner.endswith("scaler"):
                 self._mark_loops(step=True)
         elif method in ("register_forward_hook",) and node.args:
-            hook = self._resolve(node.args[0].value)
+            hook = self._resolve_callable(node.args[0].value)
             if hook is not None:
                 function = self.walk_function(hook, inherited_no_grad=False)
                 store_nodes = function.effect_nodes

@@ -32,10 +32,41 @@ def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
         return False
     attribute = key.rsplit(".", 1)[-1]
     return any(
-        binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
+        binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached and not _outside_batch_loop(facts, binding)
+        and not _called_only_outside_batch_loops(facts, function, attribute)
+        and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())))
         for function in facts.functions
         if function.node is not loop.node and function.name.rsplit(".", 1)[-1] not in _RUN_ONCE
         for binding in function.bindings
+    )
+
+
+def _called_only_outside_batch_loops(facts: FileFacts, method: Function, attribute: str) -> bool:
+    """``model.reset_memory()`` called before the loop over segments, never inside it: the
+    reset its summary applies at each call site runs once per document, not per batch."""
+    if method.node is facts.module:
+        return False
+    calls = [
+        binding
+        for function in facts.functions
+        for binding in function.bindings
+        if binding.via.startswith(method.name + " ") and binding.key.rsplit(".", 1)[-1] == attribute
+    ]
+    return bool(calls) and all(
+        binding.loop is None or _outside_batch_loop(facts, binding)
+        or not any(loop.is_batch_loop for loop in binding.loop.enclosing())
+        for binding in calls
+    )
+
+
+def _outside_batch_loop(facts: FileFacts, binding: Binding) -> bool:
+    """The reset runs in a loop around the loop over batches (once per epoch), not in it."""
+    if binding.loop is None:
+        return False
+    return any(
+        inner is not binding.loop and inner.is_batch_loop and not inner.contains(binding.seq)
+        and binding.loop in inner.enclosing()
+        for inner in facts.loops
     )
 
 
@@ -112,7 +143,16 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
                 continue
             if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
                 continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
+            if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
+                continue  # the first value of a slot the loop then updates: reported at the update
             yield event, loop
+
+
+def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:
+    """``ema[k] = ema[k] * 0.9 + x`` (or ``+=``) somewhere in ``loop``."""
+    return any(loop.contains(b.seq) and b.key == key and b.fed_to_call for b in function.bindings) or any(
+        loop.contains(a.seq) and a.key == key for a in function.accumulations
+    )
 
 
 def _index_changes_per_iteration(store: Store, loop: Loop) -> bool:
@@ -173,6 +213,13 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding]) -> Optional[Bi
     for loop in call.loop.enclosing():
         if id(loop) in carried:
             return carried[id(loop)]
+    if any(loop.has_forward and not loop.per_batch_method for loop in call.loop.enclosing()):
+        # The loop runs a model the file does not name the class of, and a module class of
+        # the file carries state in its forward: that state is what the flag papers over.
+        for binding in carried.values():
+            scope = binding.loop
+            if scope is not None and scope.per_batch_method and isinstance(scope.node, cst.FunctionDef) and scope.node.name.value == "forward":
+                return binding
     return None
 
 

@@ -32,9 +32,9 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
             b.key for b in function.bindings if not b.value.detached
         }
         data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
-        mine = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
+        mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
         for other in later:
-            theirs = function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions)
+            theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
             if other.kind == "call" or not other.output_mentions or (mine & theirs) - detached - data:
                 return True
     sources = function.sources_of(set(call.output_mentions))
@@ -50,6 +50,12 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
     # A graph-attached value read before it is rebound links this graph to the next iteration's
     # (truncated BPTT keeps a graph across several steps on purpose).
     return any(loop.first_access.get(key) == "read" for key in sources & carried)
+
+
+def _owners(keys: set[str]) -> set[str]:
+    """``out`` for ``out.logits`` and ``out.hidden_states`` (both parts of one output);
+    ``self.encoder_out`` for ``self.encoder_out.last``."""
+    return {".".join(key.split(".")[: 2 if key.startswith("self.") else 1]) for key in keys} | keys
 
 
 class RetainGraphUnneeded(Rule):

@@ -1496,3 +1496,42 @@ def test_reset_method_called_only_before_the_loop_does_not_reset_per_batch():
         """
     )
     assert carried_keys(per_batch) == set()
+
+
+def test_conditional_first_value_then_sum_of_what_is_backwarded_is_an_accumulation():
+    facts = facts_of(
+        """
+        class Trainer:
+            def epoch(self, data, loss_func):
+                total = None
+                for batch in data:
+                    losses = loss_func(batch)
+                    total = losses if total is None else total + losses
+                    loss = losses
+                    loss.backward()
+                    self.optimizer.step()
+                return total
+        """
+    )
+    assert [a.key for a in function(facts, "Trainer.epoch").accumulations] == ["total"]
+    assert carried_keys(facts) == set()
+
+
+def test_sampler_method_of_a_module_called_by_a_script_that_never_backwards_is_per_step():
+    source = """
+        import torch.nn as nn
+        class Diffusion(nn.Module):
+            def forward(self, x):
+                return self.net(x)
+            def sample(self, n):
+                x = torch.randn(n, 4)
+                for t in range(100):
+                    x = x - self.net(x)
+                return x
+        def draw(model):
+            model.eval()
+            return model.sample(8)
+        """
+    assert ("x", "") in carried_keys(facts_of(source))
+    uncalled = source.replace("return model.sample(8)", "return None")
+    assert carried_keys(facts_of(uncalled)) == set()  # no caller shows whether it is trained through

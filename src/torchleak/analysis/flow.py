@@ -165,11 +165,23 @@ def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def _additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``a``, ``b * c`` and ``d`` for ``a + b * c - d`` (and both branches of a conditional)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return _additive_terms(node.left) + _additive_terms(node.right)
+    if isinstance(node, cst.IfExp):
+        return _additive_terms(node.body) + _additive_terms(node.orelse)
+    return [node]
+
+
 def _arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
         return _arithmetic_leaves(node.left) + _arithmetic_leaves(node.right)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return _arithmetic_leaves(node.expression)
+    if isinstance(node, cst.IfExp):
+        # ``total = loss if total is None else total + loss``: the first value, or the update
+        return _arithmetic_leaves(node.body) + _arithmetic_leaves(node.orelse)
     return [node]
 
 
@@ -227,9 +239,14 @@ class Evidence:
     numeric_results: set[str] = field(default_factory=set)
     #: Functions of the file some caller calls.
     called: set[str] = field(default_factory=set)
+    #: (scope, key): its value flows into what a backward of the same function differentiates.
+    feeds_backward: set[tuple[str, str]] = field(default_factory=set)
 
     def size(self) -> int:
-        return len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
+        return (
+            len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
+            + len(self.feeds_backward) + len(self.called)
+        )
 
 
 @dataclass
@@ -269,6 +286,7 @@ class _FileContext:
     hooks: list[tuple[Effect, Function, cst.CSTNode]] = field(default_factory=list)
     top: Optional[cst.CSTNode] = None
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
+    _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: What the file's imports of its project's other modules bind (``analysis/project.py``).
@@ -290,6 +308,27 @@ class _FileContext:
             info = self.classes[current]
             yield info
             stack.extend(base.rsplit(".", 1)[-1] for base in info.bases)
+
+    def forward_helpers(self, cls: str) -> set[str]:
+        """``forward`` and the methods it calls on ``self``, transitively (names)."""
+        found = self._forward_helpers.get(cls)
+        if found is not None:
+            return found
+        found = {"forward", "__call__"}
+        stack = ["forward", "__call__"]
+        while stack:
+            method = self.method(cls, stack.pop())
+            if method is None:
+                continue
+            for call in _calls_in_statements(method):
+                func = call.func
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                    name = func.attr.value
+                    if name not in found:
+                        found.add(name)
+                        stack.append(name)
+        self._forward_helpers[cls] = found
+        return found
 
     def method(self, cls: Optional[str], name: str) -> Optional[cst.FunctionDef]:
         for info in self.class_chain(cls):
@@ -340,7 +379,8 @@ def analyse(
 
         externals = externals_for(module, settings)
     externals = externals if externals is not None else Externals()
-    evidence = Evidence()
+    # Another module backwarding a function's result is evidence like a caller in the file.
+    evidence = Evidence(backwarded_results=set(externals.backwarded_by_importers))
     facts = _walk(module, settings, no_grad_callees, evidence, externals)
     for _ in range(2):
         learned = _evidence(facts, evidence)
@@ -399,7 +439,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     observations: _Observations = facts.observations
     evidence = Evidence(
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
-        set(previous.numeric_results), set(previous.called),
+        set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
     )
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
@@ -408,6 +448,10 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         if root:
             evidence.backwarded.add((_scope_of(function, key), key, loop))
         backwarded_by_function.setdefault(id(function), set()).add(key)
+    for function in facts.functions:
+        keys = backwarded_by_function.get(id(function))
+        if keys:
+            evidence.feeds_backward |= {(_scope_of(function, key), key) for key in function.sources_of(keys, data_only=True)}
     for function, key, callee, resolved, callee_name in observations.call_results:
         evidence.called.add(callee_name)
         reaches_backward = key in function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True)
@@ -456,7 +500,15 @@ class _Walker:
         self.branch_depth = 0
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
-        self.in_module_method = cls is not None and context.classes[cls].is_module
+        # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
+        # loops of its other methods (``sample``, ``generate``) run forward passes, one per step.
+        # A method whose callers in the file never backward its result (a sampler called by an
+        # evaluation script) is the second kind; without callers, stay with the first.
+        self.in_module_method = cls is not None and context.classes[cls].is_module and (
+            name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
+            or name in context.evidence.backwarded_results
+            or name not in context.evidence.called
+        )
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
@@ -801,6 +853,13 @@ class _Walker:
                 return False
         others = [leaf for leaf in leaves if dotted(leaf) != key]
         attached = [leaf for leaf in others if self.values.get(id(leaf), UNKNOWN).attached]
+        if attached and any(dotted(term) == key for term in _additive_terms(value_node)) and any(
+            self._feeds_backward(leaf) for leaf in attached
+        ):
+            # ``total = total + losses`` where ``losses`` goes on to be backwarded: a sum of losses
+            value = self.values[id(attached[0])]
+            self._accumulation(statement, target, key, "=", attached[0], value)
+            return False
         if not attached:
             # ``adv = adv + alpha * grad.sign()``: a state that is itself attached grows by one
             # node of graph per iteration (a sum of losses is the accumulation rules' business).
@@ -813,6 +872,10 @@ class _Walker:
         value = self.values[id(attached[0])]
         self._accumulation(statement, target, key, "=", attached[0], value)
         return False
+
+    def _feeds_backward(self, node: cst.BaseExpression) -> bool:
+        feeds = self.context.evidence.feeds_backward
+        return any((scope, key) in feeds for name in data_mentions(node) for scope, key in self._evidence_keys(name))
 
     def _is_loss_like(self, node: cst.BaseExpression) -> bool:
         """A loss: backwarded in this loop, or computed by a loss function."""
@@ -1130,8 +1193,11 @@ class _Walker:
             self.context.observations.call_results.append((self.function, key, callee, True, qualified))
             return
         owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
-        if self._imported_callee(call.func, owner) is not None:
-            return  # another module's function or class: its summary says what it returns
+        imported = self._imported_callee(call.func, owner)
+        if isinstance(imported, Summary):  # recorded under its project-wide key (``meta.py:meta_loss``)
+            self.context.observations.call_results.append((self.function, key, callee, True, imported.key))
+        if imported is not None:
+            return
         head = callee.split(".", 1)[0]
         receiver = self.env.get(callee.rsplit(".", 1)[0]) if "." in callee else None
         if name.startswith(("torch.", "numpy.", "np.", "math.")) or callee in vocab.DETACHING_CALLABLES:
@@ -1335,7 +1401,7 @@ class _Walker:
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
             return self.context.method(owner.cls, method)
-        if owner.kind is Kind.UNKNOWN and dotted(func.value) is not None:
+        if owner.kind in (Kind.UNKNOWN, Kind.MODULE) and dotted(func.value) is not None:
             # An object whose class the file does not show: a method defined by exactly one class
             # of the file, with effects (``meter.update``), is that class's.
             candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
@@ -1614,10 +1680,10 @@ class _Walker:
         if isinstance(func, cst.Attribute) and receiver.kind is Kind.UNKNOWN and not receiver.params:
             # An object whose class the file does not show: a method only one imported class
             # defines, with effects (``meter.update``), is that class's (as for the file's own).
-            method = func.attr.value
-            if method.startswith("__") or method in _COMMON_METHODS or any(method in info.methods for info in self.context.classes.values()):
+            name = func.attr.value
+            if name.startswith("__") or name in _COMMON_METHODS or any(name in info.methods for info in self.context.classes.values()):
                 return None
-            candidates = [c.methods[method] for c in self.context.externals.names.values() if isinstance(c, ClassSummary) and method in c.methods]
+            candidates = [c.methods[name] for c in self.context.externals.names.values() if isinstance(c, ClassSummary) and name in c.methods]
             if len(candidates) == 1 and candidates[0].effects:
                 return candidates[0]
         return None
@@ -2029,6 +2095,16 @@ def _in_place_owner(func: cst.Attribute) -> Optional[str]:
     while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value in vocab.IN_PLACE_UPDATES:
         receiver = receiver.func.value
     return dotted(receiver)
+
+
+def _calls_in_statements(function: cst.FunctionDef) -> Iterator[cst.Call]:
+    """Every call in a function's body (nested functions included)."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            yield current
+        stack.extend(current.children)
 
 
 def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:

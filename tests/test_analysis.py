@@ -1535,3 +1535,69 @@ def test_sampler_method_of_a_module_called_by_a_script_that_never_backwards_is_p
     assert ("x", "") in carried_keys(facts_of(source))
     uncalled = source.replace("return model.sample(8)", "return None")
     assert carried_keys(facts_of(uncalled)) == set()  # no caller shows whether it is trained through
+
+
+def test_in_place_ema_of_parameters_in_a_helper_is_reported_in_the_helper():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        def update_ema(model, ema, decay):
+            for ema_p, p in zip(ema.parameters(), model.parameters()):
+                ema_p.mul_(decay).add_(p, alpha=1 - decay)
+        def train(model, ema, loader, opt):
+            for x in loader:
+                model(x).sum().backward()
+                opt.step()
+                update_ema(model, ema, 0.99)
+        """
+    )
+    assert carried_keys(facts) == {("ema", "update_ema")}
+    detached = facts_of(
+        """
+        import torch.nn as nn
+        def update_ema(model, ema, decay):
+            for ema_p, p in zip(ema.parameters(), model.parameters()):
+                ema_p.mul_(decay).add_(p.detach(), alpha=1 - decay)
+        def train(model, ema, loader, opt):
+            for x in loader:
+                model(x).sum().backward()
+                opt.step()
+                update_ema(model, ema, 0.99)
+        """
+    )
+    assert carried_keys(detached) == set()
+
+
+def test_parameters_are_leaves():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        model = nn.Linear(2, 2)
+        for p in model.parameters():
+            q = p
+        """
+    )
+    assert value_of(facts, "<module>", "q").leaf
+
+
+def test_write_into_a_registered_buffer_is_a_store_whatever_the_slot():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Queue(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("queue", torch.zeros(128, 16))
+            def push(self, keys):
+                self.queue[0:8] = keys
+        def train(model, q, loader):
+            for x in loader:
+                feats = model(x)
+                feats.sum().backward()
+                q.push(feats)
+        """
+    )
+    from torchleak.analysis.queries import held_across_iterations
+
+    held = [event for event, _ in held_across_iterations(facts, double_backward=False)]
+    assert [(event.key, event.via) for event in held] == [("q.queue", "Queue.push stores it in q.queue")]

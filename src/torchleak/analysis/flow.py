@@ -512,6 +512,8 @@ class _Walker:
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
+        #: A loop variable bound to a parameter of a module -> the module's key.
+        self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
         self.fed_from: dict[str, frozenset[str]] = {}
         if per_batch and isinstance(node, cst.FunctionDef):
@@ -962,6 +964,12 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(value_node), key)
+        if container.kind is Kind.TENSOR and (value.attached or value.params):
+            # ``queue[:, ptr] = feats``: a write into a tensor keeps a link to what was written
+            # and to the tensor's previous versions, overwritten slots included.
+            self._store(statement, target.value, key, "slice", value_node, value, frozenset({"<tensor>"}))
+            self.env[key] = replace(container, state=State.ATTACHED) if value.attached else container
+            return
         if value.attached and self._slot_update(target, key, value_node, value, statement):
             self.env[key] = replace(container, state=State.ATTACHED)
             return
@@ -1029,18 +1037,40 @@ class _Walker:
             owner = dotted(node.iter)
             if isinstance(node.target, cst.Name) and owner is not None:
                 self.module_aliases[node.target.value] = self.module_aliases.get(owner, owner)
+        if iterable.leaf and iterable.kind is Kind.CONTAINER:
+            element = LEAF  # ``for p in model.parameters()``
+        self._note_parameter_owners(node.iter, node.target)
         if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
             element = UNKNOWN
             parts = [self.values.get(id(arg.value), UNKNOWN) for arg in node.iter.args]
             if isinstance(node.target, cst.Tuple):
                 offset = 1 if last_identifier(node.iter.func) == "enumerate" else 0
-                values = [NUMBER] * offset + [p.part() if p.attached else UNKNOWN for p in parts]
+                values = [NUMBER] * offset + [
+                    LEAF if p.leaf and p.kind is Kind.CONTAINER else p.part() if p.attached else UNKNOWN for p in parts
+                ]
                 element = tuple_of(values) if len(values) == len(node.target.elements) else UNKNOWN
         self._bind(node.target, node.iter, element, node)
         self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
             self._block(_body(node.orelse.body))
+
+    def _note_parameter_owners(self, iterable: cst.BaseExpression, target: cst.BaseExpression) -> None:
+        """``for ema_p, p in zip(ema.parameters(), model.parameters())``: an in-place update of
+        ``ema_p`` updates ``ema``, which outlives the loop."""
+        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        if isinstance(iterable, cst.Call) and last_identifier(iterable.func) == "zip" and isinstance(target, cst.Tuple):
+            pairs = [(arg.value, element.value) for arg, element in zip(iterable.args, target.elements)]
+        else:
+            pairs = [(iterable, target)]
+        for source, name in pairs:
+            if (
+                isinstance(name, cst.Name) and isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute)
+                and source.func.attr.value in ("parameters", "buffers")
+            ):
+                owner = dotted(source.func.value)
+                if owner is not None:
+                    self.parameter_owners[name.value] = owner
 
     def _while(self, node: cst.While) -> None:
         loop = self._enter_loop(node, over_loader=False)
@@ -1489,6 +1519,8 @@ class _Walker:
                 if several is not None:
                     return several
             return combine(*arguments) if arguments else UNKNOWN
+        if method == "parameters" and receiver.kind in (Kind.MODULE, Kind.UNKNOWN, Kind.INSTANCE) and not receiver.attached:
+            return Value(State.DETACHED, Kind.CONTAINER, leaf=True)  # leaves that require grad
         if receiver.kind is Kind.MODULE and method is not None:
             if method in vocab.MODULE_SELF_METHODS:
                 return receiver
@@ -1709,10 +1741,16 @@ class _Walker:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
-        return self._apply_callee(node, callee.summary, receiver, arguments, construct)
+        return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 
     def _apply_callee(
-        self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value], construct: bool = False
+        self,
+        node: cst.Call,
+        summary: Summary,
+        receiver: Value,
+        arguments: list[Value],
+        construct: bool = False,
+        callee: Optional[Function] = None,
     ) -> Value:
         """A summary (of this file's function or another module's) applied at a call."""
         bound = self._bind_arguments(node, summary, receiver, arguments)
@@ -1727,7 +1765,7 @@ class _Walker:
             self.function.backward_mentions.update(given)
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
-            self._apply_effects(node, summary, bound)
+            self._apply_effects(node, summary, bound, callee)
         if construct:
             return UNKNOWN
         result = substitute(summary.returns, bound)
@@ -1780,7 +1818,7 @@ class _Walker:
             return f"{owner}.{rest}" if rest else owner
         return target
 
-    def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value]) -> None:
+    def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value], callee: Optional[Function] = None) -> None:
         statement = self.statement
         for effect in summary.effects:
             key = self._target_at_call(node, effect.target, summary)
@@ -1811,7 +1849,15 @@ class _Walker:
             elif effect.kind == "accumulate":
                 self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)
             elif effect.kind == "carry":
-                self._binding(statement, key, value, mentions(node), fed=True, via=via)
+                where = callee.effect_nodes.get(id(effect)) if callee is not None else None
+                if effect.method in vocab.IN_PLACE_UPDATES and where is not None and callee is not None:
+                    # ``ema_p.mul_(a).add_(p)`` in a helper: the fix (no_grad) goes in the helper
+                    self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=callee.name)
+                    top = self.context.def_tops.get(id(callee.node))
+                    if top is not None:
+                        self.context.facts.top_of[id(where)] = top
+                else:
+                    self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
 
     def _argument_node(
@@ -1918,6 +1964,12 @@ class _Walker:
             owner = last_identifier(func.value) or ""
             if receiver.kind is Kind.OPTIMIZER or vocab.OPTIMIZER_NAME.match(owner) or owner.endswith("scaler"):
                 self._mark_loops(step=True)
+        elif method == "register_buffer" and receiver_key == "self" and self.function.cls is not None and node.args:
+            name = node.args[0].value
+            if isinstance(name, cst.SimpleString):
+                attribute = name.evaluated_value if isinstance(name.evaluated_value, str) else None
+                if attribute is not None:
+                    self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
         elif method in ("register_forward_hook",) and node.args:
             hook = self._resolve_callable(node.args[0].value)
             if hook is not None:
@@ -1939,6 +1991,7 @@ class _Walker:
         elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _in_place_owner(func) is not None:
             receiver_key = _in_place_owner(func)
             assert receiver_key is not None
+            receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
             operand = combine(*arguments) if arguments else DETACHED
             if (operand.attached or operand.params) and not self.no_grad:
                 # ``self.running_mean.mul_(m).add_(x.mean(0))``: a buffer updated from the graph

@@ -97,15 +97,19 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
     micro-batch sum when a caller in the file backwards it; an accumulation nobody in the file
     reads as a number is given the same benefit of the doubt."""
     function = event.function
-    if event.key not in function.returned_keys or loop.has_backward or loop.has_optimizer_step:
+    if event.key not in function.returned_keys:
+        return False
+    evidence = facts.evidence
+    name = function.name
+    if evidence is not None and name in evidence.backwarded_results:
+        # A caller (in this file or, through the project index, another module) backwards
+        # what is returned: the graphs are kept for that backward, whatever the loop does.
+        return True
+    if loop.has_backward or loop.has_optimizer_step:
         return False
     if function.summary.evaluates:
         return False  # ``model.eval()`` first: an evaluation pass, not a loss to backward
-    evidence = facts.evidence
-    name = function.name
     if evidence is None:
-        return True
-    if name in evidence.backwarded_results:
         return True
     if isinstance(event, Accumulation):
         return name not in evidence.numeric_results
@@ -156,6 +160,8 @@ def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:
 
 
 def _index_changes_per_iteration(store: Store, loop: Loop) -> bool:
+    if "<tensor>" in store.index_mentions:
+        return True  # a tensor keeps every version written into it
     rebound = {b.key for b in store.function.bindings if loop.contains(b.seq)} | loop.loop_targets
     return bool(store.index_mentions & rebound)
 

@@ -245,11 +245,14 @@ class CarriedState(Rule):
             key, where = binding.key, ""
             trains = loop.has_backward or binding.function.summary.calls_backward
             consequence = "the second backward fails, or memory grows" if trains else "memory grows every iteration"
-            if binding.in_callee:
+            if binding.in_callee.endswith(".forward"):
                 # A module's forward updates its own state from its input: fixed in the forward.
                 key = "self." + binding.key.rsplit(".", 1)[-1]
-                where = f" by {binding.in_callee} (computed from its input)"
+                where = f" (updated by {binding.in_callee} from its input)"
                 fix = "update it under torch.no_grad() (or from detached values) in that forward"
+            elif binding.in_callee:
+                where = f" (updated in place by {binding.in_callee} from tensors that require grad)"
+                fix = f"make the update under torch.no_grad() in {binding.in_callee.rsplit('.', 1)[-1]}"
             elif not trains:
                 fix = "nothing backwards it here: run the loop under torch.no_grad() (or torch.inference_mode())"
             elif _starts_as_leaf(binding):

@@ -1965,9 +1965,9 @@ class _Walker:
             if receiver.kind is Kind.OPTIMIZER or vocab.OPTIMIZER_NAME.match(owner) or owner.endswith("scaler"):
                 self._mark_loops(step=True)
         elif method == "register_buffer" and receiver_key == "self" and self.function.cls is not None and node.args:
-            name = node.args[0].value
-            if isinstance(name, cst.SimpleString):
-                attribute = name.evaluated_value if isinstance(name.evaluated_value, str) else None
+            literal = node.args[0].value
+            if isinstance(literal, cst.SimpleString):
+                attribute = literal.evaluated_value if isinstance(literal.evaluated_value, str) else None
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
         elif method in ("register_forward_hook",) and node.args:

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
 gru = nn.GRU(16, 32, batch_first=True)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+gru_optimizer = torch.optim.SGD(gru.parameters(), lr=0.1)
 criterion = nn.CrossEntropyLoss()
 train_loader = [(torch.randn(8, 32), torch.randint(0, 10, (8,))) for _ in range(4)]
 sequence_loader = [(torch.randn(8, 5, 16), torch.randn(8, 5, 32)) for _ in range(4)]
@@ -34,12 +35,14 @@ def validate():
 
 
 def train_recurrent():
+    # Gradients accumulate over the stream; a gru_optimizer.step() inside the loop would make the
+    # second backward raise (the step modifies weights the retained graph saved) instead of grow.
     hidden = torch.zeros(1, 8, 32)
     for x, y in sequence_loader:
         out, hidden = gru(x, hidden)  # TLK103
         loss = F.mse_loss(out, y)
         loss.backward(retain_graph=True)  # TLK202
-        optimizer.step()
+    gru_optimizer.step()
 
 
 def evaluate_recurrent():

@@ -189,7 +189,17 @@ loader = [(torch.randn(5, 4, 8), torch.randn(5, 4, 8)) for _ in range(3)]
     ),
     "a single backward per iteration": Harness(),
     "the second of two backward passes needs no retained graph": Harness(),
-    "the classic: a GRU hidden state and retain_graph=True to silence the error": Harness(
+    "the classic: a GRU's hidden state carried over a stream, and retain_graph=True to silence the error; "
+    "gradients accumulate and the optimizer steps after the stream (the measured demo below)": Harness(
+        """
+rnn = nn.GRU(32, 128, batch_first=True)
+head = nn.Linear(128, 1)
+optimizer = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.01)
+loader = [(torch.randn(32, 1, 32), torch.randn(32, 1)) for _ in range(3)]
+"""
+    ),
+    "with optimizer.step() in the loop the second iteration's backward raises instead: the step "
+    "modified in place the weights the retained graph saved": Harness(
         """
 gru = nn.GRU(16, 64)
 criterion = nn.MSELoss()
@@ -424,3 +434,25 @@ def test_a_fixed_demo_runs_and_what_it_fixes_stops_growing(demo: LeakDemo, unsaf
         assert growth.bytes_per_iter <= 512, f"{growth.summary()}\n{program}"
         if growth.heap_bytes_per_iter is not None:
             assert growth.heap_bytes_per_iter <= 512, f"{growth.summary()}\n{program}"
+
+
+def test_tlk202_with_a_step_in_the_loop_raises_on_the_second_iteration_as_its_page_says() -> None:
+    """The page shows both: without a step in the loop the graph grows (the measured demo), with
+    ``optimizer.step()`` in it the second backward raises."""
+    from torchleak.rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE["TLK202"]
+    stepping = next(example for example in rule.flagged if "raises instead" in example.note)
+    harness = HARNESSES[stepping.note]
+    # One iteration runs; two raise.
+    assert _run(stepping.code, dataclasses.replace(harness, setup=harness.setup + "\nloader = loader[:1]")) is None
+    error = _run(stepping.code, harness)
+    assert isinstance(error, RuntimeError) and "modified by an inplace operation" in str(error), error
+    streaming = rule.flagged[0]
+    assert _run(streaming.code, HARNESSES[streaming.note]) is None
+    # The message says which of the two happens.
+    from torchleak.engine import lint_source
+
+    said = {example.code: [f.message for f in lint_source(example.code) if f.code == "TLK202"] for example in (stepping, streaming)}
+    assert "the next iteration's backward raises" in said[stepping.code][0]
+    assert "grow every iteration" in said[streaming.code][0]

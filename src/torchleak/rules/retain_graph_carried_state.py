@@ -24,6 +24,11 @@ class RetainGraphCarriedState(Rule):
     memory and step time grow every iteration until the run dies. The fix is to detach the
     state (`h = h.detach()`) and drop `retain_graph=True`.
 
+    With an `optimizer.step()` in the loop, the run fails instead of growing: the step updates
+    in place the weights the retained graphs saved, so the second iteration's backward raises
+    "one of the variables needed for gradient computation has been modified by an inplace
+    operation". The same fix cures both.
+
     ## Known problems
     State detached through a helper defined in another module counts as detached.
     """
@@ -34,8 +39,7 @@ class RetainGraphCarriedState(Rule):
     name: ClassVar[str] = "retain-graph-carried-state"
     message: ClassVar[str] = (
         "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
-        "the graph and the step time grow every iteration; detach it each iteration "
-        "({key} = {key}.detach()) and drop retain_graph=True"
+        "{harm}; detach it each iteration ({key} = {key}.detach()) and drop retain_graph=True"
     )
     fix_safety: ClassVar[FixSafety] = "unsafe"
     fix_rationale: ClassVar[str] = (
@@ -45,15 +49,29 @@ class RetainGraphCarriedState(Rule):
         "backpropagation through time, almost always what was meant) as well as the memory."
     )
     fixed_example: ClassVar[str] = """
-        h = torch.zeros(1, 32, 64)
-        for x, y in loader:
+        h = torch.zeros(1, 32, 128)
+        for inputs, targets in loader:
             h = h.detach()
-            out, h = gru(x, h)
-            loss = criterion(out, y)
+            out, h = rnn(inputs, h)
+            loss = F.mse_loss(head(out[:, -1]), targets)
             loss.backward()
-            optimizer.step()
+        optimizer.step()
     """
     flagged: ClassVar[tuple[Flagged, ...]] = (
+        Flagged(
+            """
+            import torch
+            import torch.nn.functional as F
+            h = torch.zeros(1, 32, 128)
+            for inputs, targets in loader:
+                out, h = rnn(inputs, h)  # TLK103
+                loss = F.mse_loss(head(out[:, -1]), targets)
+                loss.backward(retain_graph=True)  # TLK202
+            optimizer.step()
+            """,
+            "the classic: a GRU's hidden state carried over a stream, and retain_graph=True to silence "
+            "the error; gradients accumulate and the optimizer steps after the stream (the measured demo below)",
+        ),
         Flagged(
             """
             import torch
@@ -64,7 +82,8 @@ class RetainGraphCarriedState(Rule):
                 loss.backward(retain_graph=True)  # TLK202
                 optimizer.step()
             """,
-            "the classic: a GRU hidden state and retain_graph=True to silence the error",
+            "with optimizer.step() in the loop the second iteration's backward raises instead: the step "
+            "modified in place the weights the retained graph saved",
         ),
         Flagged(
             """
@@ -145,7 +164,14 @@ class RetainGraphCarriedState(Rule):
                     continue
                 binding = carried_into(call, carried)
                 if binding is not None:
-                    yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node)})
+                    steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False
+                    harm = (
+                        "optimizer.step() then modifies in place the weights the retained graph saved, so the next "
+                        "iteration's backward raises"
+                        if steps
+                        else "the graph and the step time grow every iteration"
+                    )
+                    yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node), "harm": harm})
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         for function in facts.functions:

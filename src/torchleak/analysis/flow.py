@@ -1978,7 +1978,7 @@ class _Walker:
                 for effect in function.summary.effects:
                     if effect.kind == "store" and not effect.target.startswith("arg") and id(effect) in store_nodes:
                         self.context.hooks.append((effect, function, store_nodes[id(effect)]))
-        elif method in vocab.STORING_METHODS and isinstance(func, cst.Attribute):
+        elif method in vocab.STORING_METHODS and isinstance(func, cst.Attribute) and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
             if key is None:
                 return

@@ -24,15 +24,16 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Final, Optional, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from torchleak.analysis.facts import FileFacts
+from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Origin, Settings
@@ -59,19 +60,29 @@ MAX_MODULES: Final = 300
 #: Re-exports followed through at most this many ``__init__.py`` files.
 MAX_REEXPORT_DEPTH: Final = 8
 _NAMESPACE: Final = "modules"
+#: Importers whose summaries are read to learn what they backward (a bound on cold-cache cost).
+MAX_IMPORTERS: Final = 20
+#: Files of a project scanned for importers (beyond, importers stay unknown).
+MAX_PROJECT_FILES: Final = 5000
+_SKIPPED_FOLDERS: Final = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv", "env"})
+
+
+def find_root(directory: str) -> tuple[Path, bool]:
+    """The project root of a file in ``directory``, and whether a marker decided it: the
+    nearest directory at or above it holding a ``pyproject.toml``, ``setup.cfg``, ``setup.py``
+    or ``.git``; else the working directory when it contains ``directory`` (where flake8 or
+    the command was started); else ``directory`` itself."""
+    return _find_root(os.path.abspath(directory), os.getcwd())
 
 
 @functools.lru_cache(maxsize=None)
-def find_root(directory: str) -> Path:
-    """The nearest directory at or above ``directory`` holding a ``pyproject.toml``,
-    ``setup.cfg``, ``setup.py`` or ``.git``; else the working directory when it contains
-    ``directory`` (where flake8 and the CLI were started); else ``directory`` itself."""
-    start = Path(os.path.abspath(directory))
+def _find_root(directory: str, cwd: str) -> tuple[Path, bool]:
+    start = Path(directory)
     for candidate in (start, *start.parents):
         if any((candidate / marker).exists() for marker in ROOT_MARKERS):
-            return candidate
-    cwd = Path.cwd()
-    return cwd if cwd == start or cwd in start.parents else start
+            return candidate, True
+    working = Path(cwd)
+    return (working if working == start or working in start.parents else start), False
 
 
 # --------------------------------------------------------------------------- imports
@@ -213,15 +224,69 @@ class ProjectIndex:
         self.settings = replace(settings, origin=None)
         self.cache = cache
         self._entries: dict[str, _Entry] = {}
-        self._key_suffix = f"|{SCHEMA}|{self.settings.vocabulary_key()}"
+        self._sources: Optional[list[tuple[str, str]]] = None
+        self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
     def externals(self, file: Path, statements: Iterator[cst.CSTNode]) -> Externals:
-        """What the import statements of ``file`` (any of them, nested ones included) bind."""
+        """What the import statements of ``file`` (any of them, nested ones included) bind,
+        and which of its functions' results the modules importing it backward."""
         bindings = import_bindings(statements, file, self.root)
         for binding in bindings:
             self._ensure(binding.module)
-        return self._externals(bindings)
+        externals = self._externals(bindings)
+        relative = _relative(file, self.root)
+        if relative is not None:
+            externals.backwarded_by_importers = self._backwarded_by_importers(relative)
+        return externals
+
+    def _backwarded_by_importers(self, module: str) -> frozenset[str]:
+        """Functions of ``module`` whose results a module importing it backwards."""
+        found: set[str] = set()
+        prefix = module + ":"
+        for importer in self._importers(module):
+            entry = self._ensure(importer)
+            if entry is not None and any(binding.module == module for binding in entry.bindings):
+                found.update(key[len(prefix):] for key in entry.summary.backwarded if key.startswith(prefix))
+        return frozenset(found)
+
+    def _importers(self, module: str) -> list[str]:
+        """The project's files whose text imports something named like ``module`` (the index
+        then checks that the import resolves to it)."""
+        path = PurePosixPath(module)
+        name = path.parent.name if path.name == "__init__.py" else path.stem
+        if not name:
+            return []
+        pattern = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*\b" + re.escape(name) + r"\b", re.MULTILINE)
+        importers = []
+        for candidate, text in self._project_sources():
+            if candidate != module and pattern.search(text) is not None:
+                importers.append(candidate)
+                if len(importers) >= MAX_IMPORTERS:
+                    break
+        return importers
+
+    def _project_sources(self) -> list[tuple[str, str]]:
+        """Every Python file of the project (virtualenvs, hidden and build folders left out)
+        with its text, read once per process."""
+        if self._sources is None:
+            self._sources = []
+            for directory, folders, files in os.walk(self.root):
+                folders[:] = sorted(
+                    folder for folder in folders
+                    if not folder.startswith(".") and folder not in _SKIPPED_FOLDERS
+                    and not os.path.exists(os.path.join(directory, folder, "pyvenv.cfg"))
+                )
+                for file in sorted(files):
+                    if file.endswith(".py") and len(self._sources) < MAX_PROJECT_FILES:
+                        full = os.path.join(directory, file)
+                        try:
+                            with open(full, encoding="utf-8", errors="replace") as stream:
+                                text = stream.read()
+                        except OSError:
+                            continue
+                        self._sources.append((Path(full).relative_to(self.root).as_posix(), text))
+        return self._sources
 
     # ----------------------------------------------------------------- entries
     def _ensure(self, module: str) -> Optional[_Entry]:
@@ -231,6 +296,11 @@ class ProjectIndex:
             self._summarise_from(module)
             entry = self._entries.get(module)
         return entry
+
+    def _known(self, module: str) -> Optional[_Entry]:
+        """The entry of ``module`` if summarised in this process or cached on disk (name
+        resolution reads re-exports through it; it never starts a summary)."""
+        return self._entries.get(module) or self._load(module)
 
     def _load(self, module: str) -> Optional[_Entry]:
         if self.cache is None:
@@ -344,7 +414,7 @@ class ProjectIndex:
     def _externals(self, bindings: list[ImportBinding]) -> Externals:
         names: dict[str, Imported] = {}
         for binding in bindings:
-            entry = self._entries.get(binding.module)
+            entry = self._known(binding.module)
             if entry is None:
                 continue
             if binding.symbol is None:
@@ -360,7 +430,7 @@ class ProjectIndex:
 
     def _symbol(self, module: str, name: str, depth: int) -> Optional[Imported]:
         """What ``name`` is in ``module``: its function or class, or what it imports as ``name``."""
-        entry = self._entries.get(module)
+        entry = self._known(module)
         if entry is None or depth > MAX_REEXPORT_DEPTH:
             return None
         found: Optional[Imported] = entry.summary.functions.get(name) or entry.summary.classes.get(name)
@@ -368,7 +438,7 @@ class ProjectIndex:
             return found
         for binding in entry.bindings:
             if binding.local == name:
-                target = self._entries.get(binding.module)
+                target = self._known(binding.module)
                 if target is None:
                     return None
                 return target.summary if binding.symbol is None else self._symbol(binding.module, binding.symbol, depth + 1)
@@ -379,9 +449,11 @@ class ProjectIndex:
                     return reexported
         return None
 
-    def _public(self, module: str) -> Iterator[tuple[str, Imported]]:
-        entry = self._entries.get(module)
-        if entry is None:
+    def _public(self, module: str, depth: int = 0) -> Iterator[tuple[str, Imported]]:
+        """What ``from module import *`` binds: its public functions and classes, and the
+        public names it imports itself (a package's ``__init__.py`` re-exporting its modules)."""
+        entry = self._known(module)
+        if entry is None or depth > MAX_REEXPORT_DEPTH:
             return
         for name, summary in entry.summary.functions.items():
             if not name.startswith("_"):
@@ -389,10 +461,18 @@ class ProjectIndex:
         for name, info in entry.summary.classes.items():
             if not name.startswith("_"):
                 yield name, info
+        for binding in entry.bindings:
+            if binding.symbol == "*":
+                yield from self._public(binding.module, depth + 1)
+            elif not binding.local.startswith("_") and "." not in binding.local:
+                target = self._known(binding.module)
+                found = target.summary if target is not None and binding.symbol is None else self._symbol(module, binding.local, depth + 1)
+                if found is not None:
+                    yield binding.local, found
 
     def class_summary(self, key: str) -> Optional[ClassSummary]:
         module, _, name = key.rpartition(":")
-        entry = self._entries.get(module)
+        entry = self._known(module)
         return entry.summary.classes.get(name) if entry is not None else None
 
 
@@ -437,12 +517,28 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
         summary = function.summary
         effects = []
         for effect in summary.effects:
-            statement = function.effect_nodes.get(id(effect))
-            line = lines.of(statement) if statement is not None else None
-            effects.append(replace(effect, value=qualified(effect.value), origin=f"{path}:{line}" if line else path))
-        return replace(summary, returns=qualified(summary.returns), effects=effects)
+            origin = effect.origin or _origin(effect, function)  # one from another module stays
+            effects.append(replace(effect, value=qualified(effect.value), origin=origin))
+        return replace(summary, returns=qualified(summary.returns), effects=effects, module=path)
+
+    by_name = {function.name: function for function in facts.functions}
+
+    def _origin(effect: Effect, function: Function) -> str:
+        """``utils.py:25``: the statement of the function the effect names (``where``), which is
+        a callee of ``function`` when ``function`` only calls the helper that does it."""
+        statement = function.effect_nodes.get(id(effect))
+        inner = by_name.get(effect.where)
+        if inner is not None and inner is not function:
+            for candidate in inner.summary.effects:
+                if (candidate.kind, candidate.method) == (effect.kind, effect.method) and id(candidate) in inner.effect_nodes:
+                    statement = inner.effect_nodes[id(candidate)]
+                    break
+        line = lines.of(statement) if statement is not None else None
+        return f"{path}:{line}" if line else path
 
     exported = ModuleSummary(path)
+    if facts.evidence is not None:
+        exported.backwarded = sorted(key for key in facts.evidence.backwarded_results if ":" in key)
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
             summary = summary_of(statement)
@@ -524,12 +620,15 @@ _INDEXES: dict[tuple[str, Optional[str], bool, str], ProjectIndex] = {}
 
 def index_for(origin: Origin, settings: Settings) -> ProjectIndex:
     """The index of the project ``origin.path`` belongs to (one per process, root and settings)."""
-    root = find_root(os.path.dirname(os.path.abspath(origin.path)))
+    root, marked = find_root(os.path.dirname(os.path.abspath(origin.path)))
     use_cache = origin.use_cache and enabled_by_environment()
     key = (str(root), origin.cache_dir, use_cache, settings.vocabulary_key())
     index = _INDEXES.get(key)
     if index is None:
-        cache = Cache.at(origin.cache_dir or root / DIRECTORY_NAME) if use_cache else None
+        # Without a project marker the cache goes where the run started (as ruff's does),
+        # not into every directory of loose files; keys hold the root, so roots never mix.
+        directory = origin.cache_dir or (root if marked else Path.cwd()) / DIRECTORY_NAME
+        cache = Cache.at(directory) if use_cache else None
         index = _INDEXES[key] = ProjectIndex(root, settings, cache)
     return index
 

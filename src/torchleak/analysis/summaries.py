@@ -74,6 +74,16 @@ class Summary:
     evaluates: bool = False
     #: Parameter names by position (``self`` included), for messages and hook wiring.
     parameters: tuple[str, ...] = ()
+    #: The file of another module of the project that defines it (``utils.py``); "" for this file.
+    module: str = ""
+    #: Attributes of ``self`` whose graph its backward differentiates (``self.fake_B``): a
+    #: ``retain_graph=True`` elsewhere is needed only if a later backward shares one.
+    backward_sources: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        """``meta.py:meta_loss``: the function project-wide (``name`` alone within its file)."""
+        return f"{self.module}:{self.name}" if self.module else self.name
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready form (the on-disk cache of project-wide analysis stores summaries)."""
@@ -84,6 +94,8 @@ class Summary:
             "effects": [effect.to_dict() for effect in self.effects],
             "flags": flags,
             "parameters": list(self.parameters),
+            "module": self.module,
+            "backward_sources": sorted(self.backward_sources),
         }
 
     @classmethod
@@ -94,6 +106,8 @@ class Summary:
             value_from_dict(cast(Mapping[str, object], data["returns"])),
             [Effect.from_dict(effect) for effect in cast(list[Mapping[str, object]], data.get("effects", []))],
             parameters=tuple(str(name) for name in cast(list[object], data.get("parameters", []))),
+            module=str(data.get("module", "")),
+            backward_sources=frozenset(str(key) for key in cast(list[object], data.get("backward_sources", []))),
             **{name: name in flags for name in _FLAGS},
         )
 
@@ -151,12 +165,16 @@ class ModuleSummary:
     path: str
     functions: dict[str, Summary] = field(default_factory=dict)
     classes: dict[str, ClassSummary] = field(default_factory=dict)
+    #: Functions of other modules (``Summary.key``) whose results this module backwards: their
+    #: own analysis treats a sum they return as made for that backward.
+    backwarded: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "path": self.path,
             "functions": {name: summary.to_dict() for name, summary in self.functions.items()},
             "classes": {name: info.to_dict() for name, info in self.classes.items()},
+            "backwarded": list(self.backwarded),
         }
 
     @classmethod
@@ -165,6 +183,7 @@ class ModuleSummary:
             str(data["path"]),
             {str(name): Summary.from_dict(summary) for name, summary in cast(dict[str, Mapping[str, object]], data.get("functions", {})).items()},
             {str(name): ClassSummary.from_dict(info) for name, info in cast(dict[str, Mapping[str, object]], data.get("classes", {})).items()},
+            [str(key) for key in cast(list[object], data.get("backwarded", []))],
         )
 
 
@@ -180,6 +199,8 @@ class Externals:
     names: dict[str, Imported] = field(default_factory=dict)
     #: Every class of another module that a value may name (``Value.cls``), by ``class_key``.
     classes: Mapping[str, ClassSummary] = field(default_factory=dict)
+    #: Functions of this file whose results another module of the project backwards.
+    backwarded_by_importers: frozenset[str] = frozenset()
 
     def resolve(self, dotted: str) -> Imported | None:
         """What ``utils.AverageMeter`` or ``m.train_one_epoch`` names, through imported modules."""

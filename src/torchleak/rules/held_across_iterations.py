@@ -392,6 +392,10 @@ class HeldAcrossIterations(Rule):
                 fix = f"store {value}.detach() (or .item() for a number)"
             if event.via and "forward hook" not in event.via:
                 fix = f"pass {value}.detach() (or .item() for a number)"
+                if event.value_node is event.node:
+                    # The helper stores a value it computes itself, not one it was given.
+                    value = "what it computes"
+                    fix = "store .detach() (or .item()) of it in the helper, or make the call under torch.no_grad()"
             through = f" ({event.via})" if event.via else ""
             yield Report(event.node, {"statement": statement_text(facts, event.node), "value": value, "fix": fix, "through": through})
 

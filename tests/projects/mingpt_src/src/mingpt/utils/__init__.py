@@ -1,0 +1,1 @@
+from .tracking import LossTracker, running_mean

@@ -1,0 +1,226 @@
+"""The project index (analysis/project.py), the on-disk cache (cache.py) and summaries as plain
+data: unit tests on small projects written into a temporary directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from torchleak.analysis import project
+from torchleak.analysis.flow import analyse
+from torchleak.analysis.settings import Origin, Settings
+from torchleak.analysis.summaries import ClassSummary, Effect, ModuleSummary, Summary
+from torchleak.analysis.values import Kind, State, value_from_dict, value_to_dict
+from torchleak.cache import Cache, enabled_by_environment
+from torchleak.config import load
+
+ZOO = Path(__file__).parent / "zoo"
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def externals(root: Path, name: str, *, cache: bool = False):  # type: ignore[no-untyped-def]
+    """What the imports of ``root/name`` bind, through a fresh index."""
+    project._INDEXES.clear()
+    path = root / name
+    settings = Settings(origin=Origin(str(path), use_cache=cache))
+    index = project.index_for(settings.origin, settings)  # type: ignore[arg-type]
+    return index.externals(path, project._iter_imports(cst.parse_module(path.read_text())))
+
+
+@pytest.fixture(autouse=True)
+def fresh_indexes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TORCHLEAK_NO_CACHE", raising=False)
+    project._INDEXES.clear()
+
+
+# --------------------------------------------------------------------------- plain data
+@pytest.mark.parametrize("case", sorted(ZOO.glob("*.py"))[::3], ids=lambda path: path.stem)
+def test_zoo_summaries_round_trip_through_json(case: Path) -> None:
+    facts = analyse(cst.parse_module(case.read_text()))
+    for function in facts.functions:
+        data = json.loads(json.dumps(function.summary.to_dict()))
+        assert Summary.from_dict(data) == function.summary, function.name
+    for value in facts.values.values():
+        assert value_from_dict(json.loads(json.dumps(value_to_dict(value)))) == value
+
+
+def test_module_summary_round_trips(tmp_path: Path) -> None:
+    summary = ModuleSummary(
+        "pkg/utils.py",
+        {"f": Summary("f", effects=[Effect("store", "arg0", value_from_dict({"params": [1]}), "f", "append", "pkg/utils.py:3")], parameters=("a", "b"), calls_backward=True, module="pkg/utils.py")},
+        {"Meter": ClassSummary("Meter", "pkg/utils.py", True, {"update": Summary("Meter.update")}, {"model": value_from_dict({"state": "detached", "kind": "module"})})},
+        ["other.py:g"],
+    )
+    assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+
+
+# --------------------------------------------------------------------------- roots and imports
+def test_root_is_the_nearest_marker_else_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"proj/setup.cfg": "", "proj/pkg/mod.py": "", "loose/sub/x.py": ""})
+    assert project.find_root(str(tmp_path / "proj/pkg")) == (tmp_path / "proj", True)
+    monkeypatch.chdir(tmp_path / "loose")
+    assert project.find_root(str(tmp_path / "loose/sub")) == (tmp_path / "loose", False)
+    monkeypatch.chdir(tmp_path / "proj")
+    assert project.find_root(str(tmp_path / "loose/sub")) == (tmp_path / "loose/sub", False)
+
+
+METER = """
+    class Meter:
+        def __init__(self):
+            self.sum = 0
+
+        def update(self, val):
+            self.sum += val
+"""
+
+
+def test_imports_resolve_to_the_projects_own_files(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "src/pkg/__init__.py": "from .meters import Meter as PublicMeter\n",
+        "src/pkg/meters.py": METER,
+        "src/pkg/ops.py": "def keep(store, x):\n    store.append(x)\n",
+        "src/pkg/star.py": "from .ops import *\n",
+        "scripts/helpers.py": "def twice(x):\n    return x + x\n",
+        "scripts/train.py": """
+            import os
+            import torch
+            from helpers import twice
+            from pkg import PublicMeter
+            import pkg.ops as ops
+            import pkg.meters
+            from pkg.star import keep
+            from pkg import meters as m
+        """,
+    })
+    found = externals(tmp_path, "scripts/train.py")
+    assert set(found.names) == {"twice", "PublicMeter", "ops", "pkg.meters", "keep", "m"}
+    assert isinstance(found.names["PublicMeter"], ClassSummary) and found.names["PublicMeter"].module == "src/pkg/meters.py"
+    assert isinstance(found.resolve("ops.keep"), Summary)
+    assert isinstance(found.resolve("pkg.meters.Meter"), ClassSummary)
+    assert isinstance(found.resolve("m.Meter"), ClassSummary)
+    effect = found.names["keep"].effects[0]  # type: ignore[union-attr]
+    assert (effect.kind, effect.target, effect.origin) == ("store", "arg0", "src/pkg/ops.py:2")
+    assert found.resolve("os.path") is None and found.resolve("torch.nn") is None
+
+
+def test_relative_imports_and_parent_packages(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "setup.py": "",
+        "pkg/__init__.py": "",
+        "pkg/common.py": METER,
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/train.py": "from ..common import Meter\nfrom . import missing\n",
+    })
+    found = externals(tmp_path, "pkg/sub/train.py")
+    assert list(found.names) == ["Meter"]
+    assert found.names["Meter"].methods["update"].effects[0].target == "self.sum"  # type: ignore[union-attr]
+
+
+def test_import_cycles_terminate_at_a_fixpoint(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "a.py": "import b\n\ndef keep(store, x):\n    b.put(store, x)\n\ndef put_twice(store, x):\n    keep(store, x)\n",
+        "b.py": "import a\n\ndef put(store, x):\n    store.append(x)\n\ndef relay(store, x):\n    a.put_twice(store, x)\n",
+        "main.py": "from b import relay\n",
+    })
+    relay = externals(tmp_path, "main.py").names["relay"]
+    assert isinstance(relay, Summary)
+    # relay -> a.put_twice -> a.keep -> b.put, through the cycle.
+    assert [(effect.kind, effect.target) for effect in relay.effects] == [("store", "arg0")]
+
+
+# --------------------------------------------------------------------------- the cache
+def test_warm_cache_reads_no_source_and_an_edit_invalidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\n"})
+    cold = externals(tmp_path, "train.py", cache=True)
+    assert (tmp_path / ".torchleak_cache/.gitignore").read_text().endswith("*\n")
+
+    def no_parsing(self: object, module: str) -> None:
+        raise AssertionError(f"parsed {module} although its summary is cached")
+
+    monkeypatch.setattr(project.ProjectIndex, "_parse", no_parsing)
+    warm = externals(tmp_path, "train.py", cache=True)
+    assert warm.names == cold.names
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "utils.py").write_text(textwrap.dedent(METER).replace("self.sum += val", "self.sum += float(val)"))
+    edited = externals(tmp_path, "train.py", cache=True)
+    update = edited.names["Meter"].methods["update"]  # type: ignore[union-attr]
+    assert update.effects == [] or all(not effect.value.params for effect in update.effects)
+
+
+def test_no_cache_environment_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert enabled_by_environment()
+    for value in ("1", "true", "yes"):
+        monkeypatch.setenv("TORCHLEAK_NO_CACHE", value)
+        assert not enabled_by_environment()
+    write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\n"})
+    assert "Meter" in externals(tmp_path, "train.py", cache=True).names
+    assert not (tmp_path / ".torchleak_cache").exists()
+
+
+def test_cache_api_keys_and_atomic_writes(tmp_path: Path) -> None:
+    cache = Cache.at(tmp_path / "c")
+    assert cache is not None
+    assert cache.get("ns", "key") is None
+    cache.put("ns", "key", {"a": [1, 2]})
+    cache.put("ns", "key", {"a": [3]})
+    assert cache.get("ns", "key") == {"a": [3]}
+    assert cache.get("ns", "other") is None and cache.get("other", "key") is None
+    files = [path for path in (tmp_path / "c").rglob("*") if path.is_file()]
+    assert sorted(path.suffix for path in files) == ["", ".json"]  # the .gitignore and one blob
+    blob = next(path for path in files if path.suffix == ".json")
+    blob.write_text("{not json")
+    assert cache.get("ns", "key") is None
+    assert Cache.at(blob / "inside") is None  # a path under a file cannot be a directory
+
+
+def test_cache_dir_setting(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": '[tool.torchleak]\ncache-dir = "build/tl-cache"\n'})
+    config = load(tmp_path / "pyproject.toml")
+    assert config.cache_dir == str(tmp_path / "build/tl-cache")
+    write(tmp_path, {"bad/pyproject.toml": "[tool.torchleak]\ncache-dir = []\n"})
+    with pytest.raises(ValueError, match="cache-dir"):
+        load(tmp_path / "bad/pyproject.toml")
+
+
+def test_cli_and_plugin_use_the_configured_cache_dir(tmp_path: Path) -> None:
+    from conftest import run_tool
+
+    write(tmp_path, {
+        "pyproject.toml": '[tool.torchleak]\ncache-dir = ".cache/torchleak"\n',
+        "utils.py": METER,
+        "train.py": "from utils import Meter\n\ndef run(model, loader, opt):\n    m = Meter()\n    for x in loader:\n        loss = model(x).sum()\n        loss.backward()\n        opt.step()\n        m.update(loss)\n",
+    })
+    result = run_tool("torchleak", "train.py", cwd=tmp_path)
+    assert "TLK101" in result.stdout and "utils.py:7" in result.stdout
+    assert list((tmp_path / ".cache/torchleak").rglob("*.json"))
+    assert not (tmp_path / ".torchleak_cache").exists()
+    plugin = run_tool("flake8", "--select", "TLK", "train.py", cwd=tmp_path)
+    assert plugin.stdout.split(":", 3)[:3] == result.stdout.split(":", 3)[:3]
+
+
+def test_values_naming_a_class_of_another_module_are_project_wide(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "models.py": "import torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n\ndef build():\n    return Net()\n",
+        "train.py": "from models import build\n",
+    })
+    found = externals(tmp_path, "train.py")
+    returned = found.names["build"].returns  # type: ignore[union-attr]
+    assert (returned.kind, returned.state, returned.cls) == (Kind.MODULE, State.DETACHED, "models.py:Net")
+    assert found.classes["models.py:Net"].is_module
+    assert os.path.sep not in returned.cls or os.path.sep == "/"

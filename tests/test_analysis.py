@@ -1601,3 +1601,40 @@ def test_write_into_a_registered_buffer_is_a_store_whatever_the_slot():
 
     held = [event for event, _ in held_across_iterations(facts, double_backward=False)]
     assert [(event.key, event.via) for event in held] == [("q.queue", "Queue.push stores it in q.queue")]
+
+
+def test_retain_graph_in_a_helper_called_per_batch_without_a_later_user_is_reported():
+    from torchleak.rules.retain_graph_unneeded import RetainGraphUnneeded
+
+    source = """
+        class GAN:
+            def forward(self):
+                self.fake = self.net_G(self.real)
+            def backward_G(self):
+                self.loss_G = self.crit(self.net_D(self.fake), ones)
+                self.loss_G.backward(retain_graph=True)
+            def backward_D(self):
+                self.loss_D = self.crit(self.net_D(self.fake.detach()), zeros)
+                self.loss_D.backward()
+            def optimize(self):
+                self.forward()
+                self.backward_G()
+                self.backward_D()
+        gan = GAN()
+        for real in loader:
+            gan.real = real
+            gan.optimize()
+        """
+    assert len(list(RetainGraphUnneeded().check(facts_of(source)))) == 1
+    shared = source.replace("self.fake.detach()", "self.fake")  # D's backward goes through G's graph
+    assert list(RetainGraphUnneeded().check(facts_of(shared))) == []
+    closure = """
+        def step(f, x):
+            g = f(x)
+            def hessp(v):
+                return torch.autograd.grad(g, x, v, retain_graph=True)
+            return hessp
+        for v in vectors:
+            hvp = step(f, x)(v)
+        """
+    assert list(RetainGraphUnneeded().check(facts_of(closure))) == []

@@ -130,6 +130,8 @@ class BackwardCall(Event):
     create_graph: Optional[cst.Arg]
     #: The statement the call is part of (to find the names its result is bound to).
     statement: cst.CSTNode
+    #: For ``kind == "call"``: the summary of the helper that backwards.
+    callee: Optional[Summary] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,6 +151,18 @@ class Binding(Event):
     #: The statement is in this callee (a module's ``forward`` updating ``self``), not in the
     #: loop's function: the fix goes there.
     in_callee: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class CallSite:
+    """A call of a function of the file (or of the project): where, and from which loop."""
+
+    function: Function
+    callee: str
+    seq: int
+    loop: Optional[Loop]
+    #: The call is inside a comprehension (``[cam(img) for img in images]``): once per element.
+    repeated: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,6 +251,8 @@ class FileFacts:
     #: What the evidence pass learned (``flow.Evidence``): callers that backward a function's
     #: result, read it as a number, or call it at all.
     evidence: Any = None
+    #: Every call of a function of the file, in walk order.
+    call_sites: list[CallSite] = field(default_factory=list)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -24,6 +24,7 @@ import libcst as cst
 
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import (
+    CallSite,
     Accumulation,
     key_prefixes,
     BackwardCall,
@@ -512,6 +513,8 @@ class _Walker:
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
+        #: Depth of comprehensions being evaluated (their element expression runs per element).
+        self.in_comprehension = 0
         #: A loop variable bound to a parameter of a module -> the module's key.
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
@@ -533,6 +536,12 @@ class _Walker:
         summary = self.function.summary
         summary.returns = returns
         summary.parameters = tuple(self.parameters)
+        if self.function.backwards:
+            differentiated = set().union(*(call.output_mentions for call in self.function.backwards if call.kind != "call"))
+            sources = self.function.sources_of(differentiated, data_only=True) | differentiated
+            summary.backward_sources = frozenset(key for key in sources if key.startswith("self.")) | frozenset().union(
+                *(call.callee.backward_sources for call in self.function.backwards if call.callee is not None)
+            )
         for loop in self.loops:  # the per-batch method's pseudo-loop
             loop.end = self.context.seq
             self.context.facts.loops.append(loop)
@@ -1384,6 +1393,13 @@ class _Walker:
         return Value(State.UNKNOWN, params=base.params) if base.params else UNKNOWN
 
     def _comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]) -> Value:
+        self.in_comprehension += 1
+        try:
+            return self._comprehension_value(node)
+        finally:
+            self.in_comprehension -= 1
+
+    def _comprehension_value(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]) -> Value:
         saved: dict[str, Optional[Value]] = {}
         clause: Optional[cst.CompFor] = node.for_in
         while clause is not None:
@@ -1760,9 +1776,12 @@ class _Walker:
             # what it is given (a sum returned to it is consumed).
             given = frozenset(mentions(node))
             self.function.backwards.append(
-                BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement)
+                BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement, summary)
             )
             self.function.backward_mentions.update(given)
+        self.context.facts.call_sites.append(
+            CallSite(self.function, summary.key, self.context.next_seq(), self.loop, self.in_comprehension > 0)
+        )
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
             self._apply_effects(node, summary, bound, callee)

@@ -8,7 +8,7 @@ from typing import Final, Optional, Union
 
 import libcst as cst
 
-from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, FileFacts, Function, Loop, Store
+from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Loop, Store
 
 Held = Union[Accumulation, Store]
 
@@ -241,3 +241,73 @@ def item_fix(facts: FileFacts, node: cst.BaseExpression) -> str:
     if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
         return text
     return f"({text})"
+
+
+def per_batch_calls(facts: FileFacts, function: Function) -> list[CallSite]:
+    """The calls of ``function`` that run once per batch: in a loop over batches, in a
+    comprehension, or in a function that is itself called per batch (transitively)."""
+    if not _top_level_or_method(facts, function):
+        return []  # a closure (``hessp`` returned by a step) may be called any number of times
+    by_callee: dict[str, list[CallSite]] = {}
+    for site in facts.call_sites:
+        by_callee.setdefault(site.callee, []).append(site)
+    return [site for site in by_callee.get(function.summary.key, []) if _runs_per_batch(site, by_callee, set())]
+
+
+def _top_level_or_method(facts: FileFacts, function: Function) -> bool:
+    for statement in facts.module.body:
+        if statement is function.node:
+            return True
+        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            if any(member is function.node for member in statement.body.body):
+                return True
+    return False
+
+
+def _runs_per_batch(site: CallSite, by_callee: dict[str, list[CallSite]], seen: set[str]) -> bool:
+    if site.repeated or (site.loop is not None and any(loop.is_batch_loop for loop in site.loop.enclosing())):
+        return True
+    caller = site.function.summary.key
+    if caller in seen:
+        return False
+    seen.add(caller)
+    return any(_runs_per_batch(other, by_callee, seen) for other in by_callee.get(caller, []))
+
+
+def attached_attributes(facts: FileFacts, cls: Optional[str]) -> set[str]:
+    """``self.<attribute>`` keys some method of ``cls`` binds to an attached value."""
+    if cls is None:
+        return set()
+    return {
+        binding.key
+        for function in facts.functions
+        if function.cls == cls
+        for binding in function.bindings
+        if binding.key.startswith("self.") and binding.key.count(".") == 1 and binding.value.attached
+    }
+
+
+def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSite]) -> bool:
+    """Whether a later backward can need the graph a per-batch helper's backward retains: one
+    later in the helper, or one its callers run after calling it that differentiates an
+    attached attribute this one does (``backward_D`` on ``self.fake_B.detach()`` does not)."""
+    function = call.function
+    if not call.output_mentions or any(other.seq > call.seq for other in function.backwards):
+        return True
+    attached = attached_attributes(facts, function.cls)
+    differentiated = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
+    mine = {key for key in differentiated if key in attached}
+    for site in sites:
+        for other in site.function.backwards:
+            if other.seq <= site.seq or (site.loop is not None and not site.loop.contains(other.seq)):
+                continue
+            if other.callee is not None:
+                theirs = set(other.callee.backward_sources)
+            elif other.output_mentions:
+                caller = site.function
+                theirs = caller.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions)
+            else:
+                return True
+            if mine & theirs or not mine:
+                return True
+    return False

@@ -8,7 +8,7 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
-from torchleak.analysis.queries import carried_into, loops_with_carried_state, statement_text
+from torchleak.analysis.queries import carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
 from torchleak.rewrite import keyword_edit, later_backward
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -217,7 +217,13 @@ class RetainGraphUnneeded(Rule):
         carried = loops_with_carried_state(facts)
         for function in facts.functions:
             for call in function.backwards:
-                if call.retain_graph is None or call.loop is None or call.loop.per_batch_method:
+                if call.retain_graph is None:
+                    continue
+                if call.loop is None:
+                    # A helper called once per batch (``backward_G()`` from ``optimize_parameters``)
+                    sites = per_batch_calls(facts, function)
+                    if sites and not helper_graph_reused(facts, call, sites):
+                        yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)})
                     continue
                 if carried_into(call, carried) is not None or graph_reused(call, call.loop):
                     continue  # TLK202 reports retain_graph=True hiding a carried state

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, run_tool
 from torchleak.engine import lint_source
 from torchleak.fix import FixOutcome, candidate_fixes, fix_source, offered_fixes, text_edit
-from torchleak.rewrite import remove_argument
+from torchleak.edits import remove_argument
 from torchleak.rule import Rule
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
 
@@ -965,3 +965,14 @@ def test_cli_json_offers_fixes(tmp_path: Path) -> None:
         "deletedRegion": {"startLine": 4, "startColumn": 19, "endLine": 4, "endColumn": 36},
         "insertedContent": {"text": ""},
     }
+
+
+def test_no_rule_imports_another_rule_and_the_old_fix_module_is_gone() -> None:
+    rules = ROOT / "src" / "torchleak" / "rules"
+    for module in rules.glob("*.py"):
+        if module.name == "__init__.py":
+            continue
+        tree = ast.parse(module.read_text())
+        imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+        assert not [name for name in imported if name.startswith("torchleak.rules")], module.name
+    assert not (ROOT / "src" / "torchleak" / "rewrite.py").exists()

@@ -10,10 +10,33 @@ from typing import TYPE_CHECKING, ClassVar, Iterator, Literal, Optional
 if TYPE_CHECKING:
     import libcst as cst
 
-    from torchleak.analysis.facts import FileFacts
+    from torchleak.analysis.facts import Event, FileFacts, Loop
 
 #: ``# TLK101`` markers in a flagged example name the code expected on that line.
 _MARKER = re.compile(r"#\s*(TLK\d{3})\b")
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the text from (start_line, start_column) up to (end_line, end_column), exclusive,
+    with ``content``. Lines and columns count from 1; columns count code points. An insertion has
+    equal start and end."""
+
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A fix as text edits on the linted source (``--fix``, JSON and SARIF output)."""
+
+    safety: str
+    description: str
+    edits: tuple[TextEdit, ...]
+    reason: str = ""
 
 
 @dataclass(frozen=True, order=True)
@@ -24,6 +47,8 @@ class Finding:
     column: int
     code: str
     message: str
+    #: Its fix as text edits, when the engine was asked for fixes and the rule has one.
+    fix: Optional[Offer] = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -32,10 +57,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class Report:
-    """What a rule's ``check`` yields: the node to point at and the message's fields."""
+    """What a rule's ``check`` yields: the node to point at, the message's fields, and the
+    analysis event it reports (with the loop it leaks across), from which its fix starts."""
 
     node: cst.CSTNode
     fields: dict[str, str] = field(default_factory=dict)
+    event: Optional[Event] = None
+    loop: Optional[Loop] = None
 
 
 #: How far a rule's automatic fix can be trusted, in Ruff's terms. "safe": the program behaves

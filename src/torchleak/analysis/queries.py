@@ -311,3 +311,69 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
             if mine & theirs or not mine:
                 return True
     return False
+
+
+def later_backward(function: Function, seq: int) -> bool:
+    """Whether another backward or ``autograd.grad`` follows ``seq`` in the function."""
+    return any(other.seq > seq for other in function.backwards)
+
+
+def other_backward_in_loop(function: Function, seq: int, loop: Loop) -> bool:
+    """Whether another backward runs anywhere in the outermost loop around ``loop``."""
+    outermost = list(loop.enclosing())[-1]
+    return any(other.seq != seq and outermost.contains(other.seq) for other in function.backwards)
+
+
+def graph_reused(call: BackwardCall, loop: Loop) -> bool:
+    """Whether another backward can still need the graph ``call`` differentiates.
+
+    True when a later backward follows in the same iteration, when the differentiated
+    tensor was built before the loop, or when it depends on a value carried over from the
+    previous iteration (truncated BPTT keeps a graph across several steps on purpose).
+    """
+    function = call.function
+    outermost = list(loop.enclosing())[-1]
+    later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
+    if later:
+        # A later backward reuses this graph when both differentiate a common attached value
+        # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); one the analysis
+        # cannot trace counts as a use.
+        # Shared inputs that carry no graph (the batch, a detached tensor) do not count.
+        detached = {b.key for b in function.bindings if b.value.detached} - {
+            b.key for b in function.bindings if not b.value.detached
+        }
+        data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
+        mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
+        for other in later:
+            theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
+            if other.kind == "call" or not other.output_mentions or (mine & theirs) - detached - data:
+                return True
+    sources = function.sources_of(set(call.output_mentions))
+    in_loop = [b for b in function.bindings if loop.contains(b.seq)]
+    # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.
+    reset = {b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth}
+    if (sources & loop.attached_on_entry) - reset:
+        return True  # part of the graph was built before the loop, for every iteration to use
+    rebound = {b.key for b in in_loop}
+    if any(name in {b.key for b in function.bindings} and name not in rebound for name in call.output_mentions):
+        return True  # the differentiated tensor itself comes from before the loop
+    carried = {b.key for b in in_loop if b.value.attached} - reset
+    # A graph-attached value read before it is rebound links this graph to the next iteration's
+    # (truncated BPTT keeps a graph across several steps on purpose).
+    return any(loop.first_access.get(key) == "read" for key in sources & carried)
+
+
+def _owners(keys: set[str]) -> set[str]:
+    """``out`` for ``out.logits`` and ``out.hidden_states`` (both parts of one output);
+    ``self.encoder_out`` for ``self.encoder_out.last``."""
+    return {".".join(key.split(".")[: 2 if key.startswith("self.") else 1]) for key in keys} | keys
+
+
+def differentiated_again(call: BackwardCall) -> bool:
+    """Whether what ``call`` returns reaches a later backward, a return, or leaves the function."""
+    function = call.function
+    if isinstance(call.statement, cst.Return):
+        return True
+    derived = function.derived_from(function.bound_by(call.statement))
+    later = set().union(*(other.mentions for other in function.backwards if other is not call))
+    return bool(derived & (later | function.consumed))

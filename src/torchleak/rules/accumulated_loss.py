@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
+import libcst as cst
+
 from torchleak.analysis.facts import Accumulation, FileFacts
 from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
-from torchleak.rewrite import accumulation_fix
-from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
+from torchleak.analysis.escape import uses
+from torchleak.edits import code, detach_fix, evidence, method_call
+from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class AccumulatedLoss(Rule):
@@ -332,7 +335,7 @@ class AccumulatedLoss(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
-        for event, _loop in held_across_iterations(facts, double_backward=False):
+        for event, loop in held_across_iterations(facts, double_backward=False):
             if isinstance(event, Accumulation):
                 yield Report(
                     event.node,
@@ -341,11 +344,28 @@ class AccumulatedLoss(Rule):
                         "fix": item_fix(facts, event.value_node),
                         "through": f" ({event.via})" if event.via else "",
                     },
+                    event,
+                    loop,
                 )
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for function in facts.functions:
-            for event in function.accumulations:
-                if event.node is report.node:
-                    return accumulation_fix(facts, event)
-        return None
+        return accumulation_fix(facts, report.event) if isinstance(report.event, Accumulation) else None
+
+
+def accumulation_fix(facts: FileFacts, event: Accumulation) -> Fix | None:
+    """``acc += loss`` becomes ``acc += loss.item()`` where that provably changes nothing but the
+    leak (a one-element tensor summed into a local only ever read as a number), else
+    ``acc += loss.detach()`` (safe where the accumulator stays in the function)."""
+    value, target = event.value_node, event.target
+    known = evidence(facts, event.function)
+    if isinstance(target, cst.Name) and not isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict)) and known.tensor(value):
+        used = uses(facts, event.function, target.value)
+        if used.number_only and (known.one_element(value) or used.one_element):
+            new = method_call(value, "item")
+            return Fix(
+                "safe",
+                f"accumulate '{code(new)}' instead of '{code(value)}'",
+                (Edit(value, new),),
+                reason=f"'{code(value)}' is a one-element tensor and '{target.value}' is only ever read as a number",
+            )
+    return detach_fix(facts, event)

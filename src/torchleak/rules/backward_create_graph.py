@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from torchleak.analysis.facts import FileFacts
-from torchleak.rewrite import zero_grad_fix
-from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
+import libcst as cst
+
+from torchleak.analysis.facts import BackwardCall, FileFacts
+from torchleak.analysis import torch_knowledge as vocab
+from torchleak.analysis.flow import iter_statements
+from torchleak.analysis.names import last_identifier
+from torchleak.analysis.values import Kind
+from torchleak.edits import code, line_holding
+from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class BackwardCreateGraph(Rule):
@@ -150,11 +156,47 @@ class BackwardCreateGraph(Rule):
                     for reset in function.grad_resets
                 ):
                     continue
-                yield Report(call.create_graph, {})
+                yield Report(call.create_graph, {}, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for function in facts.functions:
-            for call in function.backwards:
-                if call.create_graph is report.node:
-                    return zero_grad_fix(facts, call)
+        return zero_grad_fix(facts, report.event) if isinstance(report.event, BackwardCall) else None
+
+
+def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:
+    """An optimizer by its value (``torch.optim.SGD(...)``); by its name only where the file
+    says nothing of it (``scheduler.step()`` must not get a ``zero_grad``, which it lacks)."""
+    value = facts.values.get(id(node))
+    if value is not None and value.kind is Kind.OPTIMIZER:
+        return value.cls != "GradScaler"
+    owner = last_identifier(node)
+    return (value is None or value.kind is Kind.UNKNOWN) and owner is not None and bool(vocab.OPTIMIZER_NAME.match(owner))
+
+
+def zero_grad_fix(facts: FileFacts, call: BackwardCall) -> Fix | None:
+    """``optimizer.zero_grad(set_to_none=True)`` after the step that follows the backward."""
+    loop = call.loop
+    if loop is None or loop.per_batch_method or not isinstance(loop.node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
         return None
+    body = loop.node.body.body
+    passed = False
+    for statement in iter_statements(body):
+        if statement is call.statement:
+            passed = True
+            continue
+        if not passed or not isinstance(statement, cst.Expr) or not isinstance(statement.value, cst.Call):
+            continue
+        func = statement.value.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "step" or statement.value.args:
+            continue
+        if not _is_optimizer(facts, func.value):
+            continue
+        line = cst.parse_statement(f"{code(func.value)}.zero_grad(set_to_none=True)\n")
+        assert isinstance(line, cst.SimpleStatementLine)
+        return Fix(
+            "unsafe",
+            f"insert '{code(line.body[0])}' after '{code(statement)}'",
+            (Edit(line_holding(body, statement), after=(line.body[0],)),),
+            reason="code that reads .grad after the step, or accumulates gradients across iterations on purpose, "
+            "behaves differently",
+        )
+    return None

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from torchleak.analysis.facts import Binding, FileFacts, Kind
+from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
 from torchleak.analysis.queries import carried_state, statement_text
-from torchleak.rewrite import carried_state_fix
+from torchleak.edits import state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
@@ -264,15 +264,37 @@ class CarriedState(Rule):
             else:
                 fix = f"detach it (each tensor it holds) at the start of each iteration"
             fields = {"key": key, "where": where, "consequence": consequence, "fix": fix}
-            yield Report(binding.node, {**fields, "statement": statement_text(facts, binding.node)})
+            yield Report(binding.node, {**fields, "statement": statement_text(facts, binding.node)}, binding, loop)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for loop, binding in carried_state(facts):
-            if binding.in_callee or _starts_as_leaf(binding) or not (loop.has_backward or binding.function.summary.calls_backward):
-                continue  # the edit is not a detach at the top of this loop
-            if binding.node is report.node and binding.key == report.fields.get("key"):
-                return carried_state_fix(facts, loop, binding)
+        binding, loop = report.event, report.loop
+        if not isinstance(binding, Binding) or loop is None:
+            return None
+        if binding.in_callee or _starts_as_leaf(binding) or not (loop.has_backward or binding.function.summary.calls_backward):
+            return None  # the edit is not a detach at the top of this loop
+        return carried_state_fix(facts, loop, binding)
+
+
+def carried_state_fix(facts: FileFacts, loop: Loop, binding: Binding) -> Fix | None:
+    """Detach a carried state at the top of every iteration, in the form its shapes allow."""
+    made = state_fix_edit(facts, binding.function, loop, binding.key)
+    if made is None:
         return None
+    edit, certain, text = made
+    function = binding.function
+    if loop.has_backward or loop.per_batch_method:
+        # The original's second backward through the chain fails, or nothing differentiates
+        # through the state: either way only a backward after the loop could want the chain.
+        harmless = not any(call.seq > loop.end for call in function.backwards)
+    else:
+        harmless = not function.backwards and not function.returns.attached and not function.stores
+    if not certain:
+        reason = f"what '{binding.key}' holds when an iteration starts is not known for certain (None, a tensor, a tuple, a number?)"
+    elif not harmless:
+        reason = "a backward after the loop, or a value kept from it, could be meant to go through every iteration"
+    else:
+        reason = f"'{binding.key}' starts as a known tensor (or tuple of tensors) and no gradient is meant to flow between iterations"
+    return Fix("safe" if certain and harmless else "unsafe", f"insert '{text}' at the top of the iteration", (edit,), reason=reason)
 
 
 def _starts_as_leaf(binding: Binding) -> bool:

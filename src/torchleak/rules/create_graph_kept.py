@@ -8,20 +8,16 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, FileFacts, Store
-from torchleak.analysis.queries import held_across_iterations, statement_text
-from torchleak.rewrite import keyword_edit, later_backward, other_backward_in_loop, store_fix
+from torchleak.analysis.queries import (
+    differentiated_again,
+    graph_reused,
+    held_across_iterations,
+    later_backward,
+    other_backward_in_loop,
+    statement_text,
+)
+from torchleak.edits import detach_fix, keyword_edit
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
-from torchleak.rules.retain_graph_unneeded import graph_reused
-
-
-def differentiated_again(call: BackwardCall) -> bool:
-    """Whether what ``call`` returns reaches a later backward, a return, or leaves the function."""
-    function = call.function
-    if isinstance(call.statement, cst.Return):
-        return True
-    derived = function.derived_from(function.bound_by(call.statement))
-    later = set().union(*(other.mentions for other in function.backwards if other is not call))
-    return bool(derived & (later | function.consumed))
 
 
 class CreateGraphKept(Rule):
@@ -167,7 +163,7 @@ class CreateGraphKept(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
-        for event, _loop in held_across_iterations(facts, double_backward=True):
+        for event, loop in held_across_iterations(facts, double_backward=True):
             value = statement_text(facts, event.value_node, limit=40)
             yield Report(
                 event.node,
@@ -176,6 +172,8 @@ class CreateGraphKept(Rule):
                     "autograd.grad(create_graph=True) alive across iterations",
                     "fix": f"keep {value}.detach() (or .item())",
                 },
+                event,
+                loop,
             )
         for function in facts.functions:
             for call in function.double_backward_grads:
@@ -187,17 +185,15 @@ class CreateGraphKept(Rule):
                             "backward, so its double-backward graph is built for nothing and lives as long as it does",
                             "fix": "drop create_graph=True (or .detach() the result)",
                         },
+                        call,
                     )
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for function in facts.functions:
-            held: list[Store | Accumulation] = [*function.stores, *function.accumulations]
-            for event in held:
-                if event.node is report.node and event.value.double_backward:
-                    return store_fix(facts, event)
-            for call in function.double_backward_grads:
-                if call.node is report.node and call.create_graph is not None and isinstance(call.node, cst.Call):
-                    return _drop_create_graph(call, call.node, call.create_graph)
+        event = report.event
+        if isinstance(event, (Store, Accumulation)):
+            return detach_fix(facts, event)
+        if isinstance(event, BackwardCall) and event.create_graph is not None and isinstance(event.node, cst.Call):
+            return _drop_create_graph(event, event.node, event.create_graph)
         return None
 
 

@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import FileFacts, Store
 from torchleak.analysis.queries import held_across_iterations, statement_text
-from torchleak.rewrite import store_fix
+from torchleak.edits import detach_fix
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
@@ -397,11 +397,9 @@ class HeldAcrossIterations(Rule):
                     value = "what it computes"
                     fix = "store .detach() (or .item()) of it in the helper, or make the call under torch.no_grad()"
             through = f" ({event.via})" if event.via else ""
-            yield Report(event.node, {"statement": statement_text(facts, event.node), "value": value, "fix": fix, "through": through})
+            fields = {"statement": statement_text(facts, event.node), "value": value, "fix": fix, "through": through}
+            yield Report(event.node, fields, event, loop)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for function in facts.functions:
-            for event in function.stores:
-                if event.node is report.node and not event.value.double_backward:
-                    return store_fix(facts, event)
-        return None
+        """Store ``.detach()`` of the value (of each attached value in a literal)."""
+        return detach_fix(facts, report.event) if isinstance(report.event, Store) else None

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from torchleak.analysis.facts import FileFacts
-from torchleak.analysis.queries import carried_into, carried_state, loops_with_carried_state, statement_text
-from torchleak.rewrite import retain_carried_fix
-from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
+import libcst as cst
+
+from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Loop
+from torchleak.analysis.queries import carried_into, carried_state, later_backward, loops_with_carried_state, statement_text
+from torchleak.edits import keyword_edit, state_fix_edit
+from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class RetainGraphCarriedState(Rule):
@@ -171,11 +173,39 @@ class RetainGraphCarriedState(Rule):
                         if steps
                         else "the graph and the step time grow every iteration"
                     )
-                    yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node), "harm": harm})
+                    yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node), "harm": harm}, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for function in facts.functions:
-            for call in function.backwards:
-                if call.retain_graph is report.node:
-                    return retain_carried_fix(facts, call, list(carried_state(facts)))
+        if not isinstance(report.event, BackwardCall):
+            return None
+        return retain_carried_fix(facts, report.event, list(carried_state(facts)))
+
+
+def retain_carried_fix(facts: FileFacts, call: BackwardCall, carried: list[tuple[Loop, Binding]]) -> Fix | None:
+    """Detach the states the loop around ``call`` carries and drop ``retain_graph=True``."""
+    if call.loop is None or call.retain_graph is None or not isinstance(call.node, cst.Call):
         return None
+    enclosing = list(call.loop.enclosing())
+    loop = next((candidate for candidate, _ in carried if candidate in enclosing), None)
+    if loop is None:
+        return None
+    edits: list[Edit] = []
+    texts: list[str] = []
+    for candidate, binding in carried:
+        if candidate is loop:
+            made = state_fix_edit(facts, binding.function, loop, binding.key)
+            if made is None:
+                return None
+            edits.append(made[0])
+            texts.append(made[2])
+    description = " and ".join(f"insert '{text}' at the top of the iteration" for text in texts)
+    if not later_backward(call.function, call.seq):
+        edits.append(keyword_edit(call.node, call.retain_graph))
+        description += " and remove 'retain_graph=True'"
+    return Fix(
+        "unsafe",
+        description,
+        tuple(edits),
+        reason="the original backpropagates into every earlier iteration: detaching changes the gradients "
+        "(to truncated backpropagation through time) as well as the memory",
+    )

@@ -8,54 +8,9 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
-from torchleak.analysis.queries import carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
-from torchleak.rewrite import keyword_edit, later_backward
+from torchleak.analysis.queries import graph_reused, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
+from torchleak.edits import keyword_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
-
-
-def graph_reused(call: BackwardCall, loop: Loop) -> bool:
-    """Whether another backward can still need the graph ``call`` differentiates.
-
-    True when a later backward follows in the same iteration, when the differentiated
-    tensor was built before the loop, or when it depends on a value carried over from the
-    previous iteration (truncated BPTT keeps a graph across several steps on purpose).
-    """
-    function = call.function
-    outermost = list(loop.enclosing())[-1]
-    later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
-    if later:
-        # A later backward reuses this graph when both differentiate a common attached value
-        # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); one the analysis
-        # cannot trace counts as a use.
-        # Shared inputs that carry no graph (the batch, a detached tensor) do not count.
-        detached = {b.key for b in function.bindings if b.value.detached} - {
-            b.key for b in function.bindings if not b.value.detached
-        }
-        data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
-        mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
-        for other in later:
-            theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
-            if other.kind == "call" or not other.output_mentions or (mine & theirs) - detached - data:
-                return True
-    sources = function.sources_of(set(call.output_mentions))
-    in_loop = [b for b in function.bindings if loop.contains(b.seq)]
-    # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.
-    reset = {b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth}
-    if (sources & loop.attached_on_entry) - reset:
-        return True  # part of the graph was built before the loop, for every iteration to use
-    rebound = {b.key for b in in_loop}
-    if any(name in {b.key for b in function.bindings} and name not in rebound for name in call.output_mentions):
-        return True  # the differentiated tensor itself comes from before the loop
-    carried = {b.key for b in in_loop if b.value.attached} - reset
-    # A graph-attached value read before it is rebound links this graph to the next iteration's
-    # (truncated BPTT keeps a graph across several steps on purpose).
-    return any(loop.first_access.get(key) == "read" for key in sources & carried)
-
-
-def _owners(keys: set[str]) -> set[str]:
-    """``out`` for ``out.logits`` and ``out.hidden_states`` (both parts of one output);
-    ``self.encoder_out`` for ``self.encoder_out.last``."""
-    return {".".join(key.split(".")[: 2 if key.startswith("self.") else 1]) for key in keys} | keys
 
 
 class RetainGraphUnneeded(Rule):
@@ -223,21 +178,20 @@ class RetainGraphUnneeded(Rule):
                     # A helper called once per batch (``backward_G()`` from ``optimize_parameters``)
                     sites = per_batch_calls(facts, function)
                     if sites and not helper_graph_reused(facts, call, sites):
-                        yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)})
+                        yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)}, call)
                     continue
                 if carried_into(call, carried) is not None or graph_reused(call, call.loop):
                     continue  # TLK202 reports retain_graph=True hiding a carried state
-                yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)})
+                yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)}, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        for function in facts.functions:
-            for call in function.backwards:
-                if call.retain_graph is report.node and isinstance(call.node, cst.Call):
-                    later = later_backward(function, call.seq)
-                    return Fix(
-                        "unsafe" if later else "safe",
-                        "remove 'retain_graph=True'",
-                        (keyword_edit(call.node, call.retain_graph),),
-                        reason="a backward follows later in the function" if later else "no backward follows it",
-                    )
-        return None
+        call = report.event
+        if not isinstance(call, BackwardCall) or call.retain_graph is None or not isinstance(call.node, cst.Call):
+            return None
+        later = later_backward(call.function, call.seq)
+        return Fix(
+            "unsafe" if later else "safe",
+            "remove 'retain_graph=True'",
+            (keyword_edit(call.node, call.retain_graph),),
+            reason="a backward follows later in the function" if later else "no backward follows it",
+        )

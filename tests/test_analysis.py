@@ -1638,3 +1638,52 @@ def test_retain_graph_in_a_helper_called_per_batch_without_a_later_user_is_repor
             hvp = step(f, x)(v)
         """
     assert list(RetainGraphUnneeded().check(facts_of(closure))) == []
+
+
+def test_helper_that_stores_what_it_computes_is_reported_at_its_store():
+    source = """
+        import torch.nn as nn
+        class Agent:
+            def __init__(self):
+                self.policy = nn.Linear(4, 2)
+                self.logps = []
+            def act(self, obs):
+                logp = self.policy(obs).log_softmax(-1)[0]
+                self.logps.append(logp)
+                return 0
+            def update(self):
+                old = torch.stack(self.logps).detach()
+                self.logps.clear()
+        agent = Agent()
+        for t in range(1000):
+            agent.act(obs)
+            if t % 100 == 0:
+                agent.update()
+        """
+    from torchleak.analysis.queries import held_across_iterations
+
+    facts = facts_of(source)
+    held = [event for event, _ in held_across_iterations(facts, double_backward=False)]
+    assert [(facts.code(e.node).strip(), e.in_callee) for e in held] == [("self.logps.append(logp)", "Agent.act")]
+    backwarded = source.replace("old = torch.stack(self.logps).detach()", "torch.stack(self.logps).sum().backward()")
+    assert list(held_across_iterations(facts_of(backwarded), double_backward=False)) == []
+
+
+def test_method_called_from_outside_that_stores_what_is_only_read_detached():
+    source = """
+        import torch.nn as nn
+        class Agent:
+            def __init__(self):
+                self.policy = nn.Linear(4, 2)
+                self.values = []
+            def act(self, obs):
+                self.values.append(self.policy(obs))
+            def update(self):
+                targets = torch.stack(self.values).detach()
+        """
+    from torchleak.analysis.queries import held_across_iterations
+
+    held = [event.key for event, _ in held_across_iterations(facts_of(source), double_backward=False)]
+    assert held == ["self.values"]
+    unread = source.replace("targets = torch.stack(self.values).detach()", "pass")
+    assert list(held_across_iterations(facts_of(unread), double_backward=False)) == []

@@ -116,6 +116,9 @@ class Store(Event):
     index_mentions: frozenset[str] = frozenset()
     #: For a call whose callee does the storing: ``Tracker.log (line 12)``.
     via: str = ""
+    #: The statement is in this callee, which computes the attached value itself (a method that
+    #: runs the policy and appends its output): the fix goes there, not at the call.
+    in_callee: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,6 +256,9 @@ class FileFacts:
     evidence: Any = None
     #: Every call of a function of the file, in walk order.
     call_sites: list[CallSite] = field(default_factory=list)
+    #: Keys read through ``.detach()``/``.item()`` somewhere (``torch.stack(self.buf.logp).detach()``):
+    #: evidence that what they hold is consumed as data, not backwarded.
+    detached_reads: set[str] = field(default_factory=set)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -149,6 +149,8 @@ def data_mentions(node: cst.CSTNode) -> set[str]:
             continue
         if isinstance(current, cst.Call):
             func = current.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _CUTTING_METHODS:
+                continue  # ``torch.stack(buf).detach()``: no graph flows out of it
             if isinstance(func, cst.Attribute) and (
                 not isinstance(func.value, (cst.Name, cst.Attribute)) or func.attr.value in _TENSOR_METHODS
             ):
@@ -1500,6 +1502,8 @@ class _Walker:
             return LEAF  # a fresh leaf: no history, but what is computed from it is attached
         if receiver.leaf and method is not None and method not in vocab.DETACHING_METHODS:
             return Value(State.ATTACHED, Kind.TENSOR)  # ``w.t()``, ``w.sum()`` record a graph
+        if method in ("detach", "item", "tolist", "numpy") and isinstance(func, cst.Attribute):
+            self.context.facts.detached_reads |= data_mentions(func.value)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
         definition = self._resolve(func)
@@ -1861,7 +1865,18 @@ class _Walker:
                 continue
             self._locate(node)
             argument = self._argument_node(node, summary, effect.value, bound) or node
-            if effect.kind == "store":
+            inner = self._callee_store(callee, effect) if not effect.value.params else None
+            if effect.kind == "store" and inner is not None and callee is not None:
+                # The callee computes what it stores (``buffer.logprobs.append(dist.log_prob(a))``):
+                # report it there, where ``no_grad`` or ``.detach()`` goes.
+                self.function.stores.append(
+                    Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
+                          inner.value_node, value, frozenset({"<call>"}), via, callee.name)
+                )
+                top = self.context.def_tops.get(id(callee.node))
+                if top is not None:
+                    self.context.facts.top_of[id(inner.node)] = top
+            elif effect.kind == "store":
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument, value, frozenset({"<call>"}), via)
                 )
@@ -1878,6 +1893,12 @@ class _Walker:
                 else:
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
+
+    def _callee_store(self, callee: Optional[Function], effect: Effect) -> Optional[Store]:
+        """The store event of ``callee`` behind one of its store effects."""
+        if callee is None or effect.kind != "store":
+            return None
+        return next((store for store in callee.stores if store.key == effect.target and store.method == effect.method), None)
 
     def _argument_node(
         self, node: cst.Call, summary: Summary, value: Value, bound: dict[int, Value]
@@ -2077,6 +2098,8 @@ class _Walker:
 _VERBS = {"store": "stores it in", "accumulate": "adds it to", "carry": "carries it in"}
 
 #: Tensor methods that keep a value a tensor (evidence the receiver is data, not a module).
+#: Methods whose result carries none of the receiver's graph.
+_CUTTING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 _TENSOR_METHODS = frozenset(
     {"to", "cuda", "cpu", "float", "half", "double", "view", "reshape", "permute", "transpose",
      "squeeze", "unsqueeze", "contiguous", "flatten", "sum", "mean", "max", "min", "clone",

@@ -86,7 +86,7 @@ def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
     for function in facts.functions:
         if not function.backwards:
             continue
-        for source in function.sources_of(function.backward_mentions):
+        for source in function.sources_of(function.backward_mentions, data_only=True):
             if source == key or ("." in key and "." in source and source.rsplit(".", 1)[-1] == attribute):
                 return True
     return False
@@ -150,6 +150,30 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
             if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
                 continue  # the first value of a slot the loop then updates: reported at the update
             yield event, loop
+    if not double_backward:
+        yield from _stored_per_call(facts)
+
+
+def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
+    """A method called from outside the file once per step (``agent.select_action(obs)``) that
+    runs a forward and appends the attached result to a buffer on ``self``, which the file only
+    ever reads detached (``torch.stack(self.buffer.logprobs).detach()``): every call's graph
+    stays in the buffer until it is cleared, and nothing backwards it."""
+    evidence = facts.evidence
+    if evidence is None:
+        return
+    for function in facts.functions:
+        summary = function.summary
+        if function.cls is None or function.name in evidence.called or not summary.runs_forward or summary.no_grad:
+            continue
+        for store in function.stores:
+            if store.loop is not None or store.value.double_backward or store.method in ("[]=", "slice"):
+                continue
+            if not store.key.startswith("self.") or not store.key in facts.detached_reads:
+                continue
+            if backwarded_elsewhere(facts, store.key):
+                continue
+            yield store, Loop(function.node, None, per_batch_method=True)
 
 
 def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:

@@ -390,7 +390,9 @@ class HeldAcrossIterations(Rule):
                 fix = f"this loop never calls backward: run it under torch.no_grad(), or store {value}.detach()"
             else:
                 fix = f"store {value}.detach() (or .item() for a number)"
-            if event.via and "forward hook" not in event.via:
+            if event.in_callee:
+                fix = f"store {value}.detach() there (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
+            elif event.via and "forward hook" not in event.via:
                 fix = f"pass {value}.detach() (or .item() for a number)"
                 if event.value_node is event.node:
                     # The helper stores a value it computes itself, not one it was given.

@@ -173,7 +173,8 @@ def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
                 continue
             if backwarded_elsewhere(facts, store.key):
                 continue
-            yield store, Loop(function.node, None, per_batch_method=True)
+            if isinstance(function.node, cst.FunctionDef):
+                yield store, Loop(function.node, None, per_batch_method=True)
 
 
 def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:

@@ -8,7 +8,7 @@ from typing import Final, Optional, Union
 
 import libcst as cst
 
-from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Loop, Store
+from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store
 
 Held = Union[Accumulation, Store]
 
@@ -402,3 +402,13 @@ def differentiated_again(call: BackwardCall) -> bool:
     derived = function.derived_from(function.bound_by(call.statement))
     later = set().union(*(other.mentions for other in function.backwards if other is not call))
     return bool(derived & (later | function.consumed))
+
+def state_kind(binding: Binding) -> Kind:
+    """What the carried state is, from every value the function gives it (``h = torch.zeros(...)``
+    before the loop makes it a tensor even where a model's output rebinds it)."""
+    kinds = {other.value.kind for other in binding.function.bindings if other.key == binding.key}
+    if Kind.TUPLE in kinds:
+        return Kind.TUPLE
+    if Kind.TENSOR in kinds and kinds <= {Kind.TENSOR, Kind.UNKNOWN}:
+        return Kind.TENSOR
+    return Kind.UNKNOWN

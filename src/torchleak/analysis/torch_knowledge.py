@@ -14,7 +14,9 @@ from typing import Final
 
 #: Methods a per-batch training framework calls once per batch (Lightning, HF-style loops).
 #: Locals die when they return; only attributes of ``self`` outlive the call.
-PER_BATCH_METHODS: Final = frozenset({"training_step", "train_step", "training_step_end", "forward"})
+#: Methods a framework calls once per batch (Lightning, Keras-style trainers, the Hugging Face
+#: ``Trainer``'s ``compute_loss``/``training_step``), and ``forward``.
+PER_BATCH_METHODS: Final = frozenset({"training_step", "train_step", "training_step_end", "forward", "compute_loss"})
 
 #: Lightning runs these under ``torch.no_grad()`` / ``inference_mode()`` itself.
 NO_GRAD_METHODS: Final = frozenset(
@@ -186,7 +188,9 @@ MODULE_EVIDENCE_METHODS: Final = frozenset(
 #: ``torch.optim`` members that are not optimizers.
 NOT_OPTIMIZERS: Final = frozenset({"lr_scheduler", "swa_utils", "Optimizer"})
 #: Callables that wrap objects and hand them back in order (``accelerator.prepare(m, opt, dl)``).
-PASSING_WRAPPERS: Final = frozenset({"prepare", "setup", "initialize"})
+PASSING_WRAPPERS: Final = frozenset(
+    {"prepare", "setup", "initialize", "gather", "gather_for_metrics", "pad_across_processes", "reduce"}
+)
 LOADER_CONSTRUCTORS: Final = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 #: Tensor methods that run an in-place update of the receiver from their arguments.
 IN_PLACE_UPDATES: Final = frozenset({"add_", "mul_", "sub_", "div_", "addcmul_", "addcdiv_", "lerp_", "copy_", "mul_add_"})

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_state, statement_text
+from torchleak.analysis.queries import carried_state, state_kind, statement_text
 from torchleak.edits import state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -257,9 +257,9 @@ class CarriedState(Rule):
                 fix = "nothing backwards it here: run the loop under torch.no_grad() (or torch.inference_mode())"
             elif _starts_as_leaf(binding):
                 fix = f"start each iteration from a fresh leaf: {key} = {key}.detach().requires_grad_()"
-            elif binding.value.kind is Kind.TENSOR:
+            elif state_kind(binding) is Kind.TENSOR:
                 fix = f"detach it each iteration: {key} = {key}.detach()"
-            elif binding.value.kind is Kind.TUPLE:
+            elif state_kind(binding) is Kind.TUPLE:
                 fix = f"detach it each iteration: {key} = tuple(t.detach() for t in {key})"
             else:
                 fix = f"detach it (each tensor it holds) at the start of each iteration"
@@ -301,3 +301,4 @@ def _starts_as_leaf(binding: Binding) -> bool:
     """The state starts as a tensor that requires grad (``adv = x.clone().requires_grad_()``),
     which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
     return any(other.key == binding.key and other.value.leaf for other in binding.function.bindings)
+

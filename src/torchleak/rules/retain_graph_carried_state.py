@@ -7,8 +7,8 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Loop
-from torchleak.analysis.queries import carried_into, carried_state, later_backward, loops_with_carried_state, statement_text
+from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Kind, Loop
+from torchleak.analysis.queries import carried_into, carried_state, later_backward, loops_with_carried_state, state_kind, statement_text
 from torchleak.edits import keyword_edit, state_fix_edit
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -41,7 +41,7 @@ class RetainGraphCarriedState(Rule):
     name: ClassVar[str] = "retain-graph-carried-state"
     message: ClassVar[str] = (
         "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
-        "{harm}; detach it each iteration ({key} = {key}.detach()) and drop retain_graph=True"
+        "{harm}; detach it each iteration ({detach}) and drop retain_graph=True"
     )
     fix_safety: ClassVar[FixSafety] = "unsafe"
     fix_rationale: ClassVar[str] = (
@@ -173,7 +173,19 @@ class RetainGraphCarriedState(Rule):
                         if steps
                         else "the graph and the step time grow every iteration"
                     )
-                    yield Report(call.retain_graph, {"key": binding.key, "call": statement_text(facts, call.node), "harm": harm}, call)
+                    key = binding.key
+                    if binding.in_callee:
+                        detach = f"in {binding.in_callee}, where it is updated"
+                    elif binding.function is not call.function:
+                        detach = f"{key} = {key}.detach() in {binding.function.name}, where it is updated"
+                    elif state_kind(binding) is Kind.TUPLE:
+                        detach = f"{key} = tuple(t.detach() for t in {key})"
+                    elif state_kind(binding) is Kind.TENSOR:
+                        detach = f"{key} = {key}.detach()"
+                    else:
+                        detach = "each tensor it holds, at the start of the iteration"
+                    fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach}
+                    yield Report(call.retain_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         if not isinstance(report.event, BackwardCall):

@@ -133,6 +133,23 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def _uncut_mentions(node: cst.CSTNode) -> set[str]:
+    """``mentions`` without what is read through ``.detach()``/``.item()``."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in _CUTTING_METHODS:
+            continue
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            key = dotted(current)
+            if key is not None:
+                found.update(key_prefixes(key))
+                continue
+        stack.extend(_expression_children(current))
+    return found
+
+
 def data_mentions(node: cst.CSTNode) -> set[str]:
     """The dotted names an expression computes from, leaving out the callables it calls:
     ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``."""
@@ -244,11 +261,12 @@ class Evidence:
     called: set[str] = field(default_factory=set)
     #: (scope, key): its value flows into what a backward of the same function differentiates.
     feeds_backward: set[tuple[str, str]] = field(default_factory=set)
+    called_from_outside: set[str] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
-            + len(self.feeds_backward) + len(self.called)
+            + len(self.feeds_backward) + len(self.called) + len(self.called_from_outside)
         )
 
 
@@ -264,6 +282,8 @@ class _Observations:
     number_reads: set[tuple[int, str]] = field(default_factory=set)
     #: Functions of the file called somewhere in it.
     called: set[str] = field(default_factory=set)
+    #: Methods called from outside their class (``ddpm.sample()`` in a script, not from ``__init__``).
+    called_from_outside: set[str] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
     #: (function, key, loop, whether the key is the backwarded value itself rather than an
     #: input of the call that computes it: ``loss`` in ``loss.mean()``, not ``x`` in ``model(x).sum()``).
@@ -382,8 +402,7 @@ def analyse(
 
         externals = externals_for(module, settings)
     externals = externals if externals is not None else Externals()
-    # Another module backwarding a function's result is evidence like a caller in the file.
-    evidence = Evidence(backwarded_results=set(externals.backwarded_by_importers))
+    evidence = Evidence()
     facts = _walk(module, settings, no_grad_callees, evidence, externals)
     for _ in range(2):
         learned = _evidence(facts, evidence)
@@ -392,6 +411,7 @@ def analyse(
         evidence = learned
         facts = _walk(module, settings, no_grad_callees, evidence, externals)
     facts.evidence = _evidence(facts, evidence)
+    facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
     return facts
 
 
@@ -443,9 +463,11 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence = Evidence(
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
+        set(previous.called_from_outside),
     )
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
+    evidence.called_from_outside |= observations.called_from_outside
     backwarded_by_function: dict[int, set[str]] = {}
     for function, key, loop, root in observations.backward_keys:
         if root:
@@ -510,7 +532,7 @@ class _Walker:
         self.in_module_method = cls is not None and context.classes[cls].is_module and (
             name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
             or name in context.evidence.backwarded_results
-            or name not in context.evidence.called
+            or name not in context.evidence.called_from_outside
         )
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
@@ -793,7 +815,7 @@ class _Walker:
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
             fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS
         self._binding(statement, key, value, sources, fed)
-        self._flow(sources, key)
+        self._flow(_uncut_mentions(value_node), key)  # no graph flows through ``.detach()``
         if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
             for source in data_mentions(value_node):
                 if source != key:
@@ -1761,6 +1783,8 @@ class _Walker:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
+        if callee.cls is None or callee.cls not in {info.name for info in self.context.class_chain(self.function.cls)}:
+            self.context.observations.called_from_outside.add(callee.name)
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 
     def _apply_callee(
@@ -1848,7 +1872,7 @@ class _Walker:
             if key is None:
                 continue
             value = substitute(effect.value, bound)
-            origin = f" in {effect.origin}" if effect.origin else ""  # another module's helper: its file and line
+            origin = f" in {self.context.externals.shown(effect.origin)}" if effect.origin else ""  # another module's helper: its file and line
             via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             outside = self._outside_target(key)
             if outside is not None and (value.attached or value.params) and effect.kind != "reset":
@@ -2042,7 +2066,7 @@ class _Walker:
                 if outside is not None:
                     self._effect(Effect("carry", outside, operand, self.function.name, method))
         elif method in ("detach_", "clear") and isinstance(func, cst.Attribute):
-            key = dotted(func.value)
+            key = target_key(func.value) if method == "detach_" else dotted(func.value)  # ``hidden[0].detach_()``
             if key is not None:
                 self.env[key] = DETACHED
                 self._binding(node, key, DETACHED, set())

@@ -86,7 +86,7 @@ def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
     for function in facts.functions:
         if not function.backwards:
             continue
-        for source in function.sources_of(function.backward_mentions, data_only=True):
+        for source in function.sources_of(function.backward_mentions):
             if source == key or ("." in key and "." in source and source.rsplit(".", 1)[-1] == attribute):
                 return True
     return False
@@ -101,7 +101,7 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
         return False
     evidence = facts.evidence
     name = function.name
-    if evidence is not None and name in evidence.backwarded_results:
+    if evidence is not None and (name in evidence.backwarded_results or name in facts.backwarded_by_importers):
         # A caller (in this file or, through the project index, another module) backwards
         # what is returned: the graphs are kept for that backward, whatever the loop does.
         return True

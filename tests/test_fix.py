@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, run_tool
 from torchleak.engine import lint_source
-from torchleak.fix import FixOutcome, candidate_fixes, fix_source, offered_fixes, text_edit
+from torchleak.engine import check_source
+from torchleak.fix import FixOutcome, apply_text_edits, fix_source, offered_fixes, text_edit
 from torchleak.edits import remove_argument
 from torchleak.rule import Rule
 from torchleak.rules import ALL_RULES, RULES_BY_CODE
@@ -504,20 +505,31 @@ def test_tlk103_per_batch_method_detaches_after_the_docstring() -> None:
 
 
 def test_insertions_in_a_one_line_suite_are_joined_with_semicolons() -> None:
-    from torchleak.fix import apply_edits
-    from torchleak.rule import Edit
+    from torchleak.edits import text_edits
+    from torchleak.rule import Edit, Fix
 
     def statement(text: str) -> cst.BaseSmallStatement:
         line = cst.parse_statement(text + "\n")
         assert isinstance(line, cst.SimpleStatementLine)
         return line.body[0]
 
-    module = cst.parse_module("for x in loader: out, h = model(x, h); step()\n")
+    source = "for x in loader: out, h = model(x, h); step()\n"
+    module = cst.parse_module(source)
     loop = module.body[0]
     assert isinstance(loop, cst.For) and isinstance(loop.body, cst.SimpleStatementSuite)
     first, last = loop.body.body[0], loop.body.body[-1]
-    edits = [Edit(first, before=(statement("h = h.detach()"),)), Edit(last, after=(statement("c = tuple(v.detach() for v in c)"),))]
-    assert apply_edits(module, edits) == (
+    edits = (Edit(first, before=(statement("h = h.detach()"),)), Edit(last, after=(statement("c = tuple(v.detach() for v in c)"),)))
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def locate(node: cst.CSTNode) -> tuple[int, int, int, int]:
+        where = positions[node]
+        return where.start.line, where.start.column, where.end.line, where.end.column
+
+    placed = text_edits(Fix("safe", "", edits), locate, lambda n: source.splitlines()[n - 1])
+    assert placed is not None
+    assert apply_text_edits(source, placed) == (
         "for x in loader: h = h.detach(); out, h = model(x, h); step(); c = tuple(v.detach() for v in c)\n"
     )
 
@@ -779,8 +791,8 @@ def test_fixing_parses_is_idempotent_and_leaves_nothing_fixable(source: str, uns
     again = fix_source(outcome.source, unsafe=unsafe)
     assert again.source == outcome.source and not again.applied
     # The fixed rules report nothing where they fixed, and what remains has no fix to apply.
-    _, _, left = candidate_fixes(outcome.source, outcome.remaining)
-    assert [fix for _, fix in left if unsafe or fix.safety == "safe"] == []
+    left = [f.fix for f in outcome.remaining if f.fix is not None]
+    assert [fix for fix in left if unsafe or fix.safety == "safe"] == []
     # Only lines a fix touched changed: the rest of the file is byte for byte the same.
     before, after = source.splitlines(), outcome.source.splitlines()
     assert len([line for line in before if line not in after]) <= outcome.fixed * 2
@@ -825,16 +837,49 @@ def test_fixing_mutated_scripts_never_raises_never_breaks_and_is_idempotent(snip
 
 @pytest.mark.parametrize("source", _corpus())
 def test_offered_text_edits_do_what_the_fix_does(source: str) -> None:
-    findings = lint_source(source)
-    offers = offered_fixes(source, findings)
-    module, _, fixes = candidate_fixes(source, findings)
-    assert len(offers) == len(fixes)
-    from torchleak.fix import apply_edits
+    """Each offered fix, applied alone as text, is what libcst makes of the rule's edits on the
+    whole module (the slow way the edits used to be printed), and it removes its finding."""
+    import libcst as cst_
 
-    for finding, fix in fixes:
-        offer = offers[(finding.line, finding.column, finding.code)]
-        assert offer.safety == fix.safety
-        assert _apply_text(source, offer.edits) == apply_edits(module, fix.edits)
+    from torchleak.analysis.flow import analyse
+    from torchleak.rules import RULES_BY_CODE
+
+    findings = check_source(source, fixes=True).findings
+    offers = offered_fixes(findings)
+    module = cst_.parse_module(source)
+    facts = analyse(module)
+    expected = {}
+    for code in {finding.code for finding in findings}:
+        rule = RULES_BY_CODE[code]()
+        for report in rule.check(facts):
+            fix = rule.fix(report, facts)
+            if fix is not None:
+                expected.setdefault(code, []).append(_print_with_libcst(module, fix.edits))
+    for (line, column, code), offer in offers.items():
+        assert _apply_text(source, offer.edits) in expected.get(code, []), (line, column, code, offer)
+
+
+def _print_with_libcst(module: cst.Module, edits: tuple[object, ...]) -> str:
+    """The module with libcst edits applied by a transformer (reference for the text edits)."""
+    from torchleak.rule import Edit
+
+    class Applier(cst.CSTTransformer):
+        def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:  # type: ignore[override]
+            for edit in edits:
+                assert isinstance(edit, Edit)
+                if edit.node is not original:
+                    continue
+                result = edit.replacement if edit.replacement is not None else updated
+                if not edit.before and not edit.after:
+                    return result
+                if isinstance(original, cst.BaseSmallStatement):
+                    return cst.FlattenSentinel([*edit.before, result, *edit.after])
+                return cst.FlattenSentinel(
+                    [*(cst.SimpleStatementLine([s]) for s in edit.before), result, *(cst.SimpleStatementLine([s]) for s in edit.after)]
+                )
+            return updated
+
+    return module.visit(Applier()).code
 
 
 def _apply_text(source: str, edits: tuple[object, ...]) -> str:

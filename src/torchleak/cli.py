@@ -220,10 +220,9 @@ def lint_path(path: str, job: _Job, stdin_data: Optional[bytes] = None) -> FileR
         return FileReport(path, error=f"cannot read notebook: {error}")
     ignore = job.ignore_for(path)
     settings = job.for_file(path).settings
-    result = check_source(source, select=job.select, ignore=ignore, settings=settings, apply_noqa=True)
-    fixes = {}
-    if job.offer_fixes and result.skipped is None and result.findings:
-        fixes = offered_fixes(source, result.findings, select=job.select, ignore=ignore, settings=settings)
+    # The fixes come with the findings, from the same parse and analysis.
+    result = check_source(source, select=job.select, ignore=ignore, settings=settings, apply_noqa=True, fixes=job.offer_fixes)
+    fixes = offered_fixes(result.findings) if job.offer_fixes else {}
     keep = result.syntax_error is not None or job.keep_source
     return FileReport(path, result, source_lines=source.splitlines() if keep else [], cells=cells, fixes=fixes)
 

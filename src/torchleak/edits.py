@@ -17,7 +17,7 @@ import libcst as cst
 from torchleak.analysis.escape import aliases, uses
 from torchleak.analysis.facts import Accumulation, FileFacts, Function, Loop, Store
 from torchleak.analysis.tensors import TensorEvidence
-from torchleak.rule import Edit, Fix, TextEdit
+from torchleak.rule import Edit, Fix, Offer, Report, Rule, TextEdit
 
 
 def evidence(facts: FileFacts, function: Function) -> TensorEvidence:
@@ -233,6 +233,21 @@ def state_fix_edit(facts: FileFacts, function: Function, loop: Loop, key: str) -
 Locate = Callable[[cst.CSTNode], Optional[tuple[int, int, int, int]]]
 
 
+def _trimmed(start_line: int, start_column: int, end_line: int, end_column: int, content: str, line: Callable[[int], str]) -> TextEdit:
+    """The replacement of a range on one line, less the text it leaves as it was: removing
+    ``retain_graph=True`` from a call is the removal of those characters, not a new call."""
+    if start_line != end_line or "\n" in content:
+        return TextEdit(start_line, start_column + 1, end_line, end_column + 1, content)
+    old = line(start_line)[start_column:end_column]
+    prefix = 0
+    while prefix < min(len(old), len(content)) and old[prefix] == content[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(content)) - prefix and old[len(old) - 1 - suffix] == content[len(content) - 1 - suffix]:
+        suffix += 1
+    return TextEdit(start_line, start_column + prefix + 1, end_line, end_column - suffix + 1, content[prefix : len(content) - suffix])
+
+
 def text_edits(fix: Fix, locate: Locate, line: Callable[[int], str], newline: str = "\n") -> Optional[tuple[TextEdit, ...]]:
     """``fix``'s edits as text edits on the file (``line(n)`` is its n-th line, without the line
     break), or None when a node cannot be located. Replacements print only the new node;
@@ -247,7 +262,12 @@ def text_edits(fix: Fix, locate: Locate, line: Callable[[int], str], newline: st
             return None
         start_line, start_column, end_line, end_column = where
         if edit.replacement is not None:
-            result.append(TextEdit(start_line, start_column + 1, end_line, end_column + 1, printer.code_for_node(edit.replacement)))
+            replacement = edit.replacement
+            original_parens = getattr(edit.node, "lpar", None)
+            if original_parens and getattr(replacement, "lpar", None) == original_parens:
+                # Positions leave out a node's own parentheses, which stay in the text.
+                replacement = replacement.with_changes(lpar=[], rpar=[])
+            result.append(_trimmed(start_line, start_column, end_line, end_column, printer.code_for_node(replacement), line))
         if not edit.before and not edit.after:
             continue
         first = line(start_line)
@@ -269,3 +289,21 @@ def text_edits(fix: Fix, locate: Locate, line: Callable[[int], str], newline: st
             else:
                 result.append(TextEdit(end_line, end_column + 1, end_line, end_column + 1, "".join(f"; {text}" for text in texts)))
     return tuple(result)
+
+
+def offer_fix(
+    rule: Rule, report: Report, facts: FileFacts, locate: Locate, line: Callable[[int], str], newline: str = "\n"
+) -> Optional[Offer]:
+    """The fix of ``report`` as text edits, or None (no fix, or one that cannot be placed). A bug
+    in one fix leaves that finding without a fix, never the run broken."""
+    if rule.fix_safety == "none":
+        return None
+    try:
+        fix = rule.fix(report, facts)
+        edits = text_edits(fix, locate, line, newline) if fix is not None and fix.edits else None
+    except Exception:
+        return None
+    if fix is None or not edits:
+        return None
+    unique = tuple(dict.fromkeys(edits))  # two reports of one state insert its detach once
+    return Offer(fix.safety, fix.description, unique, fix.reason)

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Final, Optional
 from torchleak.analysis.prefilter import Segment, plan
 from torchleak.analysis.settings import Settings
 from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
-from torchleak.rule import Finding
+from torchleak.rule import Finding, Offer
 
 if TYPE_CHECKING:
     import libcst as cst
     from libcst.metadata import CodeRange
+
+    from torchleak.rule import Report, Rule
 
 # libcst and the rules are imported only when a file passes the pre-filter: flake8 loads this
 # module for every run, selected or not, and importing libcst alone costs about 0.3 s.
@@ -84,8 +86,11 @@ def check_source(
     tree: Optional[ast.AST] = None,
     settings: Settings = Settings(),
     apply_noqa: bool = False,
+    fixes: bool = False,
 ) -> Result:
-    """Lint ``source``. Never raises: failures become ``Result.skipped`` (and TLK900 if selected)."""
+    """Lint ``source``. Never raises: failures become ``Result.skipped`` (and TLK900 if selected).
+    With ``fixes``, each finding whose rule has a fix carries it as text edits (``Finding.fix``),
+    built from the same analysis."""
     codes = [code for code in RULE_CODES if is_selected(code, select, ignore)]
     notice = notice_selected(select, ignore)
 
@@ -118,7 +123,7 @@ def check_source(
     if not scope.segments:
         return Result()
     try:
-        findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees)
+        findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees, source if fixes else None)
     except RecursionError:
         return skipped("nested too deeply for libcst")
     except _LibcstRejected as error:
@@ -146,7 +151,9 @@ def _lint_segments(
     codes: Collection[str],
     settings: Settings,
     no_grad_callees: Optional[frozenset[str]] = None,
+    fixes_for: Optional[str] = None,
 ) -> list[Finding]:
+    """The findings of the segments; with ``fixes_for`` (the whole source), with their fixes."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -168,22 +175,39 @@ def _lint_segments(
     # Positions cost a codegen walk: resolve them only for the segments that hold a finding.
     resolved: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
 
-    def position(node: cst.CSTNode) -> tuple[int, int]:
-        top = facts.top_of.get(id(node))
-        candidates = [segment_of[id(top)]] if top is not None and id(top) in segment_of else range(len(parsed))
-        for index in candidates:
+    def span(node: cst.CSTNode, near: Optional[cst.CSTNode] = None) -> Optional[tuple[int, int, int, int]]:
+        """Where ``node`` is in the file; the segment of ``near`` (the reported node) is tried first."""
+        tops = [facts.top_of.get(id(candidate)) for candidate in (node, near) if candidate is not None]
+        first = [segment_of[id(top)] for top in tops if top is not None and id(top) in segment_of]
+        for index in [*first, *range(len(parsed))]:
             if index not in resolved:
                 resolved[index] = MetadataWrapper(parsed[index][1], unsafe_skip_copy=True).resolve(PositionProvider)
-            if node in resolved[index]:
-                start = resolved[index][node].start
-                return parsed[index][0] + start.line - 1, start.column
-        raise LookupError("a reported node is in no segment")
+            where = resolved[index].get(node)
+            if where is not None:
+                offset = parsed[index][0] - 1
+                return where.start.line + offset, where.start.column, where.end.line + offset, where.end.column
+        return None
+
+    offer = None
+    if fixes_for is not None:
+        from torchleak.edits import offer_fix
+
+        lines = fixes_for.splitlines()
+        newline = "\r\n" if "\r\n" in fixes_for[: len(lines[0]) + 2 if lines else 0] else "\n"
+
+        def offer(rule: Rule, report: Report) -> Optional[Offer]:
+            return offer_fix(rule, report, facts, lambda node: span(node, report.node), lambda n: lines[n - 1] if 0 < n <= len(lines) else "", newline)
 
     findings: dict[tuple[int, int, str], Finding] = {}
     for rule, report in reports:
-        line, column = position(report.node)
+        where = span(report.node)
+        if where is None:
+            raise LookupError("a reported node is in no segment")
+        line, column = where[0], where[1]
         # One finding per place and code (a store seen both inside a forward and at its call).
-        findings.setdefault((line, column, rule.code), Finding(line, column, rule.code, rule.format(report)))
+        if (line, column, rule.code) not in findings:
+            fix = offer(rule, report) if offer is not None else None
+            findings[(line, column, rule.code)] = Finding(line, column, rule.code, rule.format(report), fix)
     return sorted(findings.values())
 
 

@@ -1,11 +1,12 @@
-"""``torchleak --fix``: lint, apply the rules' fixes that do not overlap, lint again.
+"""``torchleak --fix``: lint, apply the findings' fixes that do not overlap, lint again.
 
-Each rule builds its fix from the parsed module (``Rule.fix``, edits by node identity); this
-module turns them into text. A pass applies every fix whose replaced nodes overlap no other's
-(insertions next to a statement compose with replacements inside it), then the file is linted
-again, since a fix can make or hide another finding; at most ``MAX_PASSES`` passes. A file
-that CPython cannot parse, or that the engine did not analyse, is never changed, and a pass
-whose output does not parse is dropped (a bug in a fix must not break a file).
+The engine offers each finding's fix as text edits, built from the same parse and analysis as
+the finding (``check_source(..., fixes=True)``); nothing is parsed or analysed a second time
+to fix. A pass applies every fix whose replaced text overlaps no other's (insertions next to a
+statement compose with replacements inside it), then the file is linted again, since a fix
+can make or hide another finding; at most ``MAX_PASSES`` passes. A file that CPython cannot
+parse, or that the engine did not analyse, is never changed, and a pass whose output is less
+valid Python than its input is dropped (a bug in a fix must not break a file).
 """
 
 from __future__ import annotations
@@ -20,46 +21,19 @@ import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final, Optional, TextIO, Union
+from typing import Any, Final, Optional, TextIO
 
-import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
-
-from torchleak.analysis.flow import analyse
-from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
-from torchleak.engine import DEFAULT_SELECT, Result, check_source, is_selected
+from torchleak.engine import DEFAULT_SELECT, Result, check_source
 from torchleak.notebooks import NotebookError, extract
-from torchleak.rule import Edit, Finding, Fix
-from torchleak.rules import ALL_RULES
+from torchleak.rule import Finding, Offer, TextEdit
 
 #: Passes over one file; each applies every non-overlapping fix, so two or three suffice in practice.
 MAX_PASSES: Final = 8
 
 FindingKey = tuple[int, int, str]
 
-
-@dataclass(frozen=True)
-class TextEdit:
-    """Replace the text from (start_line, start_column) up to (end_line, end_column), exclusive,
-    with ``content``. Lines and columns count from 1; columns count code points. An insertion has
-    equal start and end."""
-
-    start_line: int
-    start_column: int
-    end_line: int
-    end_column: int
-    content: str
-
-
-@dataclass(frozen=True)
-class Offer:
-    """A fix as offered to editors and review bots (JSON and SARIF output)."""
-
-    safety: str
-    description: str
-    edits: tuple[TextEdit, ...]
-    reason: str = ""
+__all__ = ["Offer", "TextEdit", "FixOutcome", "fix_source", "offered_fixes", "apply_text_edits", "text_edit"]
 
 
 @dataclass
@@ -69,8 +43,8 @@ class FixOutcome:
     original: str
     source: str
     #: The code and the fix of every finding fixed, in the order applied.
-    applied: list[tuple[str, Fix]] = field(default_factory=list)
-    #: The findings left in ``source``.
+    applied: list[tuple[str, Offer]] = field(default_factory=list)
+    #: The findings left in ``source`` (each with its fix, if it has one).
     remaining: list[Finding] = field(default_factory=list)
     #: How many of those an unsafe fix would address (``--unsafe-fixes``).
     unsafe_available: int = 0
@@ -86,105 +60,55 @@ class FixOutcome:
         return len(self.applied)
 
 
-# --------------------------------------------------------------------------- planning
+# --------------------------------------------------------------------------- choosing and applying
 
 
-def candidate_fixes(
-    source: str,
-    findings: Sequence[Finding],
-    *,
-    select: Sequence[str] = DEFAULT_SELECT,
-    ignore: Sequence[str] = (),
-    settings: Settings = Settings(),
-) -> tuple[cst.Module, dict[int, CodeRange], list[tuple[Finding, Fix]]]:
-    """The fix each of ``findings`` (as the engine reported them, ``# noqa`` applied) has.
-
-    The file is parsed and analysed whole (the engine may analyse only its relevant part),
-    and every rule's reports are matched to the findings by position and code.
-    """
-    module = cst.parse_module(source)
-    facts = analyse(module, settings, called_under_no_grad(ast.parse(source)))
-    wanted: dict[FindingKey, Finding] = {(f.line, f.column, f.code): f for f in findings}
-    rules = [rule() for rule in ALL_RULES if rule.fix_safety != "none" and is_selected(rule.code, select, ignore)]
-    reports = [(rule, report) for rule in rules if any(key[2] == rule.code for key in wanted) for report in rule.check(facts)]
-    positions: dict[int, CodeRange] = {}
-    if not reports:
-        return module, positions, []
-    resolved = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    positions = {id(node): where for node, where in resolved.items()}
-    fixes: list[tuple[Finding, Fix]] = []
-    for rule, report in reports:
-        start = positions[id(report.node)].start
-        finding = wanted.pop((start.line, start.column, rule.code), None)
-        if finding is None:
-            continue
-        try:
-            fix = rule.fix(report, facts)
-        except Exception:  # a bug in one fix leaves that finding unfixed, never the run broken
-            fix = None
-        if fix is not None and fix.edits:
-            fixes.append((finding, fix))
-    return module, positions, fixes
+def _span(edit: TextEdit) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (edit.start_line, edit.start_column), (edit.end_line, edit.end_column)
 
 
-def _overlaps(first: CodeRange, second: CodeRange) -> bool:
-    a = ((first.start.line, first.start.column), (first.end.line, first.end.column))
-    b = ((second.start.line, second.start.column), (second.end.line, second.end.column))
-    return a[0] < b[1] and b[0] < a[1] or a == b
+def _overlaps(first: TextEdit, second: TextEdit) -> bool:
+    """Two replacements overlap when their ranges share text (or replace the same empty spot
+    with different text); insertions never clash with each other."""
+    (a0, a1), (b0, b1) = _span(first), _span(second)
+    if a0 == a1 or b0 == b1:
+        return a0 < b1 and b0 < a1  # an insertion strictly inside a replaced range
+    return a0 < b1 and b0 < a1
 
 
-def choose(fixes: Sequence[tuple[Finding, Fix]], positions: dict[int, CodeRange]) -> list[tuple[Finding, Fix]]:
-    """The fixes, in order, whose replacements overlap no earlier chosen one's (the rest wait
-    for the next pass)."""
-    taken: list[CodeRange] = []
+def choose(findings: Sequence[Finding]) -> list[Finding]:
+    """The findings, in order, whose fixes overlap no earlier chosen one's (the rest wait for the
+    next pass)."""
+    taken: list[TextEdit] = []
     chosen = []
-    for finding, fix in sorted(fixes, key=lambda pair: (pair[0].line, pair[0].column, pair[0].code)):
-        ranges = [positions[id(edit.node)] for edit in fix.edits if edit.replacement is not None and id(edit.node) in positions]
-        if any(_overlaps(mine, other) for mine in ranges for other in taken):
+    for finding in sorted(findings, key=lambda f: (f.line, f.column, f.code)):
+        assert finding.fix is not None
+        edits = [edit for edit in finding.fix.edits if edit not in taken]
+        if any(_overlaps(mine, other) for mine in edits for other in taken):
             continue
-        if any(_overlaps(a, b) for i, a in enumerate(ranges) for b in ranges[i + 1 :]):
+        if any(_overlaps(a, b) for i, a in enumerate(edits) for b in edits[i + 1 :]):
             continue
-        taken.extend(ranges)
-        chosen.append((finding, fix))
+        taken.extend(edits)
+        chosen.append(finding)
     return chosen
 
 
-# --------------------------------------------------------------------------- applying
+def apply_text_edits(source: str, edits: Iterable[TextEdit]) -> str:
+    """``source`` with ``edits`` applied (identical edits once; insertions at one spot in order)."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
 
+    def offset(line: int, column: int) -> int:
+        return starts[min(line, len(starts)) - 1] + column - 1
 
-class _Applier(cst.CSTTransformer):
-    def __init__(self, edits: Iterable[Edit]) -> None:
-        super().__init__()
-        self.replacements: dict[int, cst.CSTNode] = {}
-        self.around: dict[int, tuple[list[cst.BaseSmallStatement], list[cst.BaseSmallStatement]]] = {}
-        for edit in edits:
-            if edit.replacement is not None:
-                self.replacements[id(edit.node)] = edit.replacement
-            if edit.before or edit.after:
-                before, after = self.around.setdefault(id(edit.node), ([], []))
-                for statement, into in [*((s, before) for s in edit.before), *((s, after) for s in edit.after)]:
-                    # Two reports of one state (TLK202 on two backward calls) insert the same line once.
-                    if not any(statement.deep_equals(present) for present in into):
-                        into.append(statement)
-
-    def on_leave(  # type: ignore[override]
-        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
-    ) -> Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode]]:
-        result = self.replacements.get(id(original_node), updated_node)
-        around = self.around.get(id(original_node))
-        if around is None:
-            return result
-        before, after = around
-        if isinstance(original_node, cst.BaseSmallStatement):  # in a one-line suite: joined with ";"
-            return cst.FlattenSentinel([*before, result, *after])
-        lines = [cst.SimpleStatementLine(body=[statement]) for statement in before]
-        trailing = [cst.SimpleStatementLine(body=[statement]) for statement in after]
-        return cst.FlattenSentinel([*lines, result, *trailing])
-
-
-def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> str:
-    """The module's code with ``edits`` applied; all else byte for byte as it was."""
-    return module.visit(_Applier(edits)).code
+    unique = list(dict.fromkeys(edits))
+    ordered = sorted(enumerate(unique), key=lambda pair: (offset(pair[1].start_line, pair[1].start_column), pair[0]), reverse=True)
+    result = source
+    for _, edit in ordered:
+        start, end = offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
+        result = result[:start] + edit.content + result[end:]
+    return result
 
 
 def _validity(source: str) -> int:
@@ -202,17 +126,21 @@ def _validity(source: str) -> int:
         return 0
 
 
-def _apply_pass(module: cst.Module, chosen: list[tuple[Finding, Fix]]) -> tuple[str, list[tuple[Finding, Fix]]]:
+def _apply_pass(source: str, chosen: list[Finding]) -> tuple[str, list[Finding]]:
     """Apply the chosen fixes together; if the result is less valid Python than the original
     (does not parse, or no longer compiles), only the fixes that keep it valid on their own."""
-    required = max(_validity(module.code), 1)
-    source = apply_edits(module, [edit for _, fix in chosen for edit in fix.edits])
-    if _validity(source) >= required:
-        return source, chosen
-    kept = [pair for pair in chosen if _validity(apply_edits(module, pair[1].edits)) >= required]
+    required = max(_validity(source), 1)
+
+    def edits(findings: Iterable[Finding]) -> list[TextEdit]:
+        return [edit for finding in findings if finding.fix is not None for edit in finding.fix.edits]
+
+    fixed = apply_text_edits(source, edits(chosen))
+    if _validity(fixed) >= required:
+        return fixed, chosen
+    kept = [finding for finding in chosen if _validity(apply_text_edits(source, edits([finding]))) >= required]
     if not kept or len(kept) == len(chosen):
-        return module.code, []
-    return _apply_pass(module, kept)
+        return source, []
+    return _apply_pass(source, kept)
 
 
 # --------------------------------------------------------------------------- fixing a source
@@ -230,31 +158,26 @@ def fix_source(
     """Apply the safe fixes (and the unsafe ones with ``unsafe``) to ``source``, pass by pass."""
 
     def lint(text: str) -> Result:
-        return check_source(text, select=select, ignore=ignore, settings=settings, apply_noqa=True)
+        return check_source(text, select=select, ignore=ignore, settings=settings, apply_noqa=True, fixes=True)
 
     result = lint(source)
     outcome = FixOutcome(original=source, source=source, result=result, remaining=list(result.findings))
     if result.syntax_error is not None or result.skipped is not None:
         return outcome
     for _ in range(max_passes):
-        if not result.findings:
-            break
-        try:
-            module, positions, fixes = candidate_fixes(source, result.findings, select=select, ignore=ignore, settings=settings)
-        except Exception:  # libcst rejects it, or nests too deep: fix nothing, as the engine would lint nothing
-            break
-        allowed = [(finding, fix) for finding, fix in fixes if unsafe or fix.safety == "safe"]
-        outcome.unsafe_available = len(fixes) - len(allowed)
+        fixable = [finding for finding in result.findings if finding.fix is not None]
+        allowed = [finding for finding in fixable if unsafe or finding.fix is not None and finding.fix.safety == "safe"]
+        outcome.unsafe_available = len(fixable) - len(allowed)
         if not allowed:
             break
-        new_source, applied = _apply_pass(module, choose(allowed, positions))
+        new_source, applied = _apply_pass(source, choose(allowed))
         if not applied or new_source == source:
             break
         new_result = lint(new_source)
         if new_result.syntax_error is not None or new_result.skipped is not None:
             break  # never leave a file worse off than it was
         source, result = new_source, new_result
-        outcome.applied.extend((finding.code, fix) for finding, fix in applied)
+        outcome.applied.extend((finding.code, finding.fix) for finding in applied if finding.fix is not None)
         outcome.unsafe_available = 0
     outcome.source, outcome.result, outcome.remaining = source, result, list(result.findings)
     return outcome
@@ -264,8 +187,8 @@ def fix_source(
 
 
 def text_edit(old: str, new: str) -> Optional[TextEdit]:
-    """The one region that turns ``old`` into ``new``; a change spanning lines is widened to
-    whole lines (an inserted statement is a whole line, not a tail and a head)."""
+    """The one region that turns ``old`` into ``new`` (for tests and tools comparing two texts);
+    a change spanning lines is widened to whole lines."""
     if old == new:
         return None
     prefix = 0
@@ -278,7 +201,6 @@ def text_edit(old: str, new: str) -> Optional[TextEdit]:
     start, end, new_end = prefix, len(old) - suffix, len(new) - suffix
     content = new[start:new_end]
     if "\n" in old[start:end] or "\n" in content:
-        # Whole lines, less the lines both sides share.
         start = old.rfind("\n", 0, start) + 1
         if end < len(old) and (end == 0 or old[end - 1] != "\n"):
             newline = old.find("\n", end)
@@ -301,29 +223,10 @@ def text_edit(old: str, new: str) -> Optional[TextEdit]:
     return TextEdit(start_line, start_column, end_line, end_column, content)
 
 
-def offered_fixes(
-    source: str,
-    findings: Sequence[Finding],
-    *,
-    select: Sequence[str] = DEFAULT_SELECT,
-    ignore: Sequence[str] = (),
-    settings: Settings = Settings(),
-) -> dict[FindingKey, Offer]:
-    """The fix of each finding that has one, as text edits on ``source``, keyed by
-    (line, 0-based column, code). Never raises: a failure offers nothing."""
-    if not findings:
-        return {}
-    try:
-        module, _, fixes = candidate_fixes(source, findings, select=select, ignore=ignore, settings=settings)
-        offers = {}
-        for finding, fix in fixes:
-            edits = [text_edit(source, apply_edits(module, [edit])) for edit in fix.edits]
-            offers[(finding.line, finding.column, finding.code)] = Offer(
-                fix.safety, fix.description, tuple(edit for edit in edits if edit is not None), fix.reason
-            )
-        return offers
-    except Exception:  # offering fixes is a courtesy: it must not break the report
-        return {}
+def offered_fixes(findings: Sequence[Finding]) -> dict[FindingKey, Offer]:
+    """The fix each finding carries (lint with ``check_source(..., fixes=True)``), keyed by
+    (line, 0-based column, code)."""
+    return {(finding.line, finding.column, finding.code): finding.fix for finding in findings if finding.fix is not None}
 
 
 def json_fix(offer: Offer) -> dict[str, object]:

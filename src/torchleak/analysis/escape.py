@@ -13,7 +13,6 @@ import libcst as cst
 
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import FileFacts, Function
-from torchleak.analysis.flow import iter_statements
 from torchleak.analysis.names import ImportAliases, dotted
 
 #: Builtins that read a one-element value as a number (so a tensor there must have one element).
@@ -41,7 +40,24 @@ def _index(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[str, list[cs
 
 
 def aliases(module: cst.Module) -> ImportAliases:
-    return ImportAliases(s for s in iter_statements(module.body) if isinstance(s, (cst.Import, cst.ImportFrom)))
+    """The import aliases of the module's own body (imports under ``if``/``try`` included, those
+    inside functions and classes not: walking every statement of a large file costs more than
+    the fix it serves)."""
+    imports: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = list(reversed(module.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            imports.extend(small for small in node.body if isinstance(small, (cst.Import, cst.ImportFrom)))
+        elif isinstance(node, (cst.If, cst.Try, cst.Else, cst.ExceptHandler, cst.Finally)):
+            for part in (getattr(node, name, None) for name in ("body", "orelse", "handlers", "finalbody")):
+                if isinstance(part, cst.IndentedBlock):
+                    stack.extend(reversed(part.body))
+                elif isinstance(part, (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)):
+                    stack.append(part)
+                elif isinstance(part, (list, tuple)):
+                    stack.extend(reversed(part))
+    return ImportAliases(imports)
 
 
 def _is_text(node: cst.BaseExpression) -> bool:

@@ -64,8 +64,33 @@ class TensorEvidence:
         """Whether ``node`` is certainly one tensor (not a tuple, a model's output, a number)."""
         if value_of(self.facts, node).kind is Kind.TENSOR:
             return True
+        if isinstance(node, cst.Subscript) and self._grad_call(node.value):
+            return True  # ``torch.autograd.grad(...)[0]``
         key = dotted(node)
-        return key is not None and self._backwarded(key) is not None
+        return key is not None and (self._backwarded(key) is not None or self._grad_element(key))
+
+    def _grad_call(self, node: cst.BaseExpression) -> bool:
+        """``torch.autograd.grad(...)`` without ``allow_unused=True``: a tuple of tensors."""
+        if not isinstance(node, cst.Call) or (self.aliases.qualify(node.func) or "") not in vocab.AUTOGRAD_GRAD:
+            return False
+        return not _has_keyword(node, "allow_unused")
+
+    def _grad_element(self, key: str) -> bool:
+        """Every binding of ``key`` takes an element of ``torch.autograd.grad``'s tuple:
+        ``(g,) = grad(...)``, ``g = grad(...)[0]``."""
+        bindings = [b for b in self.function.bindings if b.key == key]
+        if not bindings:
+            return False
+        for binding in bindings:
+            statement = binding.node
+            if not isinstance(statement, cst.Assign):
+                return False
+            value = statement.value
+            unpacked = self._grad_call(value) and all(isinstance(t.target, (cst.Tuple, cst.List)) for t in statement.targets)
+            indexed = isinstance(value, cst.Subscript) and self._grad_call(value.value)
+            if not (unpacked or indexed):
+                return False
+        return True
 
     def number(self, node: cst.BaseExpression) -> bool:
         """A plain Python number (``len(xs)``, ``x.size(0)``, a literal, ``t.item()``)."""

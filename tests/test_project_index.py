@@ -35,7 +35,8 @@ def externals(root: Path, name: str, *, cache: bool = False):  # type: ignore[no
     path = root / name
     settings = Settings(origin=Origin(str(path), use_cache=cache))
     index = project.index_for(settings.origin, settings)  # type: ignore[arg-type]
-    return index.externals(path, project._iter_imports(cst.parse_module(path.read_text())))
+    source = path.read_text()
+    return index.externals(path, project._iter_imports(cst.parse_module(source)), source)
 
 
 @pytest.fixture(autouse=True)
@@ -103,6 +104,10 @@ def test_imports_resolve_to_the_projects_own_files(tmp_path: Path) -> None:
             import pkg.meters
             from pkg.star import keep
             from pkg import meters as m
+            from helpers import twice as only_annotated
+
+            def run(x: only_annotated):
+                twice(x), PublicMeter(), ops.keep, pkg.meters.Meter, keep(x), m.Meter
         """,
     })
     found = externals(tmp_path, "scripts/train.py")
@@ -122,7 +127,7 @@ def test_relative_imports_and_parent_packages(tmp_path: Path) -> None:
         "pkg/__init__.py": "",
         "pkg/common.py": METER,
         "pkg/sub/__init__.py": "",
-        "pkg/sub/train.py": "from ..common import Meter\nfrom . import missing\n",
+        "pkg/sub/train.py": "from ..common import Meter\nfrom . import missing\nMeter()\n",
     })
     found = externals(tmp_path, "pkg/sub/train.py")
     assert list(found.names) == ["Meter"]
@@ -134,7 +139,7 @@ def test_import_cycles_terminate_at_a_fixpoint(tmp_path: Path) -> None:
         "pyproject.toml": "",
         "a.py": "import b\n\ndef keep(store, x):\n    b.put(store, x)\n\ndef put_twice(store, x):\n    keep(store, x)\n",
         "b.py": "import a\n\ndef put(store, x):\n    store.append(x)\n\ndef relay(store, x):\n    a.put_twice(store, x)\n",
-        "main.py": "from b import relay\n",
+        "main.py": "from b import relay\nrelay([], 1)\n",
     })
     relay = externals(tmp_path, "main.py").names["relay"]
     assert isinstance(relay, Summary)
@@ -144,7 +149,7 @@ def test_import_cycles_terminate_at_a_fixpoint(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- the cache
 def test_warm_cache_reads_no_source_and_an_edit_invalidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\n"})
+    write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\nMeter()\n"})
     cold = externals(tmp_path, "train.py", cache=True)
     assert (tmp_path / ".torchleak_cache/.gitignore").read_text().endswith("*\n")
 
@@ -167,7 +172,7 @@ def test_no_cache_environment_variable(monkeypatch: pytest.MonkeyPatch, tmp_path
     for value in ("1", "true", "yes"):
         monkeypatch.setenv("TORCHLEAK_NO_CACHE", value)
         assert not enabled_by_environment()
-    write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\n"})
+    write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\nMeter()\n"})
     assert "Meter" in externals(tmp_path, "train.py", cache=True).names
     assert not (tmp_path / ".torchleak_cache").exists()
 
@@ -217,7 +222,7 @@ def test_values_naming_a_class_of_another_module_are_project_wide(tmp_path: Path
     write(tmp_path, {
         "pyproject.toml": "",
         "models.py": "import torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n\ndef build():\n    return Net()\n",
-        "train.py": "from models import build\n",
+        "train.py": "from models import build\nbuild()\n",
     })
     found = externals(tmp_path, "train.py")
     returned = found.names["build"].returns  # type: ignore[union-attr]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Container, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -249,6 +249,9 @@ class FileFacts:
     attributes: dict[tuple[str, str], Value] = field(default_factory=dict)
     #: The classes of the file that are modules (``nn.Module`` subclasses, classes with ``forward``).
     module_classes: set[str] = field(default_factory=set)
+    #: Functions of the file whose results another module of the project backwards (asked
+    #: only when a finding depends on it: the project index reads the importers then).
+    backwarded_by_importers: Container[str] = frozenset()
     #: Raw uses recorded by the walk, for the evidence pass (``flow._Observations``).
     observations: Any = None
     #: What the evidence pass learned (``flow.Evidence``): callers that backward a function's

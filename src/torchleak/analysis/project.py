@@ -25,7 +25,7 @@ import ast
 import functools
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Final, Optional, Union
@@ -98,6 +98,9 @@ class ImportBinding:
     #: The module's file, relative to the project root, with ``/`` separators.
     module: str
     symbol: Optional[str] = None
+    #: The importing code calls the name, reads an attribute of it or derives a class from it
+    #: (an import only re-exported or used in annotations is not summarised for that module).
+    used: bool = True
 
 
 def _relative(path: Path, root: Path) -> Optional[str]:
@@ -134,8 +137,15 @@ def _module_file(name: str, directory: str, root: str, level: int) -> Optional[s
     return None
 
 
-def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path) -> list[ImportBinding]:
-    """The bindings of the import statements among ``statements`` that reach project modules."""
+def _uses(source: str, local: str) -> bool:
+    """Whether ``source`` calls ``local``, reads an attribute of it or names it as a base."""
+    name = re.escape(local)
+    return re.search(rf"\b{name}\s*[(.]|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b", source, re.MULTILINE) is not None
+
+
+def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, source: str) -> list[ImportBinding]:
+    """The bindings of the import statements among ``statements`` that reach project modules;
+    ``source`` (the importing module's text) tells which of them the code uses."""
     directory, root_text = str(file.parent), str(root)
     own = _relative(file, root)
     found: list[ImportBinding] = []
@@ -147,7 +157,7 @@ def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path) -
                 if module is None or module == own:
                     continue
                 local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
-                found.append(ImportBinding(local, module))
+                found.append(ImportBinding(local, module, None, _uses(source, local)))
         elif isinstance(statement, cst.ImportFrom):
             level = len(statement.relative)
             base = dotted(statement.module) if statement.module is not None else ""
@@ -163,11 +173,11 @@ def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path) -
                 local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else imported
                 submodule = _module_file(f"{base}.{imported}" if base else imported, directory, root_text, level)
                 if submodule is not None and submodule != own:
-                    found.append(ImportBinding(local, submodule))
+                    found.append(ImportBinding(local, submodule, None, _uses(source, local)))
                     continue
                 module = _module_file(base, directory, root_text, level)
                 if module is not None and module != own:
-                    found.append(ImportBinding(local, module, imported))
+                    found.append(ImportBinding(local, module, imported, _uses(source, local)))
     return found
 
 
@@ -194,13 +204,13 @@ class _Entry:
     def to_dict(self) -> dict[str, object]:
         return {
             "summary": self.summary.to_dict(),
-            "bindings": [[b.local, b.module, b.symbol] for b in self.bindings],
+            "bindings": [[b.local, b.module, b.symbol, b.used] for b in self.bindings],
             "deps": {path: list(stamp) for path, stamp in self.deps.items()},
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> _Entry:
-        bindings = [ImportBinding(str(local), str(module), None if symbol is None else str(symbol)) for local, module, symbol in data["bindings"]]  # type: ignore[attr-defined]
+        bindings = [ImportBinding(str(local), str(module), None if symbol is None else str(symbol), bool(used)) for local, module, symbol, used in data["bindings"]]  # type: ignore[attr-defined]
         deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in data["deps"].items()}  # type: ignore[attr-defined]
         return cls(ModuleSummary.from_dict(data["summary"]), bindings, deps)  # type: ignore[arg-type]
 
@@ -228,16 +238,18 @@ class ProjectIndex:
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
-    def externals(self, file: Path, statements: Iterator[cst.CSTNode]) -> Externals:
+    def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: str) -> Externals:
         """What the import statements of ``file`` (any of them, nested ones included) bind,
         and which of its functions' results the modules importing it backward."""
-        bindings = import_bindings(statements, file, self.root)
+        bindings = [binding for binding in import_bindings(statements, file, self.root, source) if binding.used]
         for binding in bindings:
             self._ensure(binding.module)
         externals = self._externals(bindings)
         relative = _relative(file, self.root)
         if relative is not None:
-            externals.backwarded_by_importers = self._backwarded_by_importers(relative)
+            externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
+            folder = PurePosixPath(relative).parent.as_posix()
+            externals.directory = "" if folder == "." else folder + "/"
         return externals
 
     def _backwarded_by_importers(self, module: str) -> frozenset[str]:
@@ -335,6 +347,8 @@ class ProjectIndex:
             on_stack.add(module)
             parsed[module] = self._parse(module)
             for binding in parsed[module].bindings:
+                if not binding.used:
+                    continue  # re-exported or annotations only: summarised if a name is asked for
                 target = binding.module
                 if target in self._entries or (target not in index and self._load(target) is not None):
                     continue  # known and fresh: nothing below it to do
@@ -365,7 +379,7 @@ class ProjectIndex:
             tree = cst.parse_module(source)
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
             return _Parsed(None, "", [], stamp)
-        return _Parsed(tree, source, import_bindings(_iter_imports(tree), path, self.root), stamp)
+        return _Parsed(tree, source, import_bindings(_iter_imports(tree), path, self.root, source), stamp)
 
     def _summarise_component(self, members: list[str], parsed: dict[str, _Parsed]) -> None:
         for member in members:
@@ -414,6 +428,8 @@ class ProjectIndex:
     def _externals(self, bindings: list[ImportBinding]) -> Externals:
         names: dict[str, Imported] = {}
         for binding in bindings:
+            if not binding.used:
+                continue
             entry = self._known(binding.module)
             if entry is None:
                 continue
@@ -438,12 +454,13 @@ class ProjectIndex:
             return found
         for binding in entry.bindings:
             if binding.local == name:
-                target = self._known(binding.module)
+                target = self._known(binding.module) or self._ensure(binding.module)  # a re-export
                 if target is None:
                     return None
                 return target.summary if binding.symbol is None else self._symbol(binding.module, binding.symbol, depth + 1)
         for binding in entry.bindings:
             if binding.symbol == "*":
+                self._known(binding.module) or self._ensure(binding.module)
                 reexported = self._symbol(binding.module, name, depth + 1)
                 if reexported is not None:
                     return reexported
@@ -463,6 +480,7 @@ class ProjectIndex:
                 yield name, info
         for binding in entry.bindings:
             if binding.symbol == "*":
+                self._known(binding.module) or self._ensure(binding.module)
                 yield from self._public(binding.module, depth + 1)
             elif not binding.local.startswith("_") and "." not in binding.local:
                 target = self._known(binding.module)
@@ -474,6 +492,19 @@ class ProjectIndex:
         module, _, name = key.rpartition(":")
         entry = self._known(module)
         return entry.summary.classes.get(name) if entry is not None else None
+
+
+class _Lazy:
+    """A set computed on the first membership test (reading importers costs a project scan)."""
+
+    def __init__(self, compute: Callable[[], frozenset[str]]) -> None:
+        self._compute: Optional[Callable[[], frozenset[str]]] = compute
+        self._items: frozenset[str] = frozenset()
+
+    def __contains__(self, item: object) -> bool:
+        if self._compute is not None:
+            self._items, self._compute = self._compute(), None
+        return item in self._items
 
 
 class _ClassRegistry(Mapping[str, ClassSummary]):
@@ -517,7 +548,8 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
         summary = function.summary
         effects = []
         for effect in summary.effects:
-            origin = effect.origin or _origin(effect, function)  # one from another module stays
+            # One from another module stays; a reset is never named in a message (no position needed).
+            origin = effect.origin or (path if effect.kind == "reset" else _origin(effect, function))
             effects.append(replace(effect, value=qualified(effect.value), origin=origin))
         return replace(summary, returns=qualified(summary.returns), effects=effects, module=path)
 
@@ -639,4 +671,4 @@ def externals_for(module: cst.Module, settings: Settings) -> Optional[Externals]
     if origin is None:
         return None
     index = index_for(origin, settings)
-    return index.externals(Path(os.path.abspath(origin.path)), _iter_imports(module))
+    return index.externals(Path(os.path.abspath(origin.path)), _iter_imports(module), module.code)

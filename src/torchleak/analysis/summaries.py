@@ -4,7 +4,7 @@ compared and cached): its return value as a function of its arguments, and its e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Union, cast
+from typing import Container, Literal, Mapping, Union, cast
 
 from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to_dict
 
@@ -200,7 +200,14 @@ class Externals:
     #: Every class of another module that a value may name (``Value.cls``), by ``class_key``.
     classes: Mapping[str, ClassSummary] = field(default_factory=dict)
     #: Functions of this file whose results another module of the project backwards.
-    backwarded_by_importers: frozenset[str] = frozenset()
+    backwarded_by_importers: Container[str] = frozenset()
+    #: The linted file's folder relative to the project root (``scripts/``): messages name a
+    #: helper's file relative to it when the helper lives in it or below.
+    directory: str = ""
+
+    def shown(self, origin: str) -> str:
+        """``utils.py:25`` for ``scripts/utils.py:25`` seen from ``scripts/``."""
+        return origin[len(self.directory):] if self.directory and origin.startswith(self.directory) else origin
 
     def resolve(self, dotted: str) -> Imported | None:
         """What ``utils.AverageMeter`` or ``m.train_one_epoch`` names, through imported modules."""

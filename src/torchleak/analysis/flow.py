@@ -133,6 +133,18 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
+    """``d[k]`` or ``d.get(k, 0)`` for the target ``d[k]``."""
+    if isinstance(node, cst.Subscript):
+        return node.deep_equals(target)
+    if (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get"
+        and node.args and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
+    ):
+        return node.func.value.deep_equals(target.value) and node.args[0].value.deep_equals(target.slice[0].slice.value)
+    return False
+
+
 def _uncut_mentions(node: cst.CSTNode) -> set[str]:
     """``mentions`` without what is read through ``.detach()``/``.item()``."""
     found: set[str] = set()
@@ -1003,8 +1015,9 @@ class _Walker:
             self._store(statement, target.value, key, "slice", value_node, value, frozenset({"<tensor>"}))
             self.env[key] = replace(container, state=State.ATTACHED) if value.attached else container
             return
-        if value.attached and self._slot_update(target, key, value_node, value, statement):
-            self.env[key] = replace(container, state=State.ATTACHED)
+        if (value.attached or value.params) and self._slot_update(target, key, value_node, value, statement):
+            if value.attached:
+                self.env[key] = replace(container, state=State.ATTACHED)
             return
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
         if value.attached:
@@ -1016,12 +1029,16 @@ class _Walker:
         """``stats[k] = stats[k] + loss`` accumulates into a slot; ``ema[k] = 0.9 * ema[k] + 0.1 * x``
         of a value that is not a loss carries the slot's graph into the next iteration."""
         leaves = _arithmetic_leaves(value_node)
-        if not any(isinstance(leaf, cst.Subscript) and leaf.deep_equals(target) for leaf in leaves):
+        same = [leaf for leaf in leaves if _reads_slot(leaf, target)]
+        if not same:
             return False
-        attached = [
-            leaf for leaf in leaves
-            if not (isinstance(leaf, cst.Subscript) and leaf.deep_equals(target)) and self.values.get(id(leaf), UNKNOWN).attached
-        ]
+        if not value.attached:
+            # In a summary: ``self.sums[k] = self.sums.get(k, 0) + v * n`` accumulates its argument.
+            outside = self._outside_target(key)
+            if outside is not None and not self._in_batch_loop():
+                self._effect(Effect("accumulate", outside, value, self.function.name, "+="))
+            return True
+        attached = [leaf for leaf in leaves if leaf not in same and self.values.get(id(leaf), UNKNOWN).attached]
         if any(self._is_loss_like(leaf) for leaf in attached):
             self._accumulation(statement, target, key, "=", attached[0], self.values[id(attached[0])])
         else:
@@ -1064,7 +1081,7 @@ class _Walker:
         if iterable.kind is Kind.MODULE or _iterates_modules(node.iter):
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
-        element = iterable.part() if iterable.attached else UNKNOWN
+        element = iterable.part() if iterable.attached or iterable.params else UNKNOWN
         if iterable.kind is Kind.MODULE and iterable.elements:
             element = join(*iterable.elements)  # ``for layer in self.layers``: one of its modules
             owner = dotted(node.iter)

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import Accumulation, FileFacts
+from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
 from torchleak.analysis.escape import uses
 from torchleak.edits import code, detach_fix, evidence, method_call
@@ -38,8 +38,7 @@ class AccumulatedLoss(Rule):
     code: ClassVar[str] = "TLK101"
     name: ClassVar[str] = "accumulated-loss"
     message: ClassVar[str] = (
-        "'{statement}' keeps the autograd graph of every iteration alive{through}; accumulate {fix}.item() "
-        "(or {fix}.detach())"
+        "'{statement}' keeps the autograd graph of every iteration alive{through}; {advice}"
     )
     fix_safety: ClassVar[FixSafety] = "safe"
     fix_rationale: ClassVar[str] = (
@@ -337,11 +336,19 @@ class AccumulatedLoss(Rule):
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for event, loop in held_across_iterations(facts, double_backward=False):
             if isinstance(event, Accumulation):
+                value = item_fix(facts, event.value_node)
+                given = facts.values.get(id(event.value_node))
+                if given is not None and given.kind in (Kind.CONTAINER, Kind.TUPLE):
+                    # ``tracker.update(loss_dict)``: numbers for each entry, not ``.item()`` of a dict
+                    advice = f"pass plain numbers instead ({{k: v.item() for k, v in {value}.items()}} for a dict)"
+                else:
+                    advice = f"accumulate {value}.item() (or {value}.detach())"
                 yield Report(
                     event.node,
                     {
                         "statement": statement_text(facts, event.node),
-                        "fix": item_fix(facts, event.value_node),
+                        "fix": value,
+                        "advice": advice,
                         "through": f" ({event.via})" if event.via else "",
                     },
                     event,

@@ -243,7 +243,7 @@ class CarriedState(Rule):
         # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
         for loop, binding in carried_state(facts):
             key, where = binding.key, ""
-            trains = loop.has_backward or binding.function.summary.calls_backward
+            trains = _trains(facts, loop, binding)
             consequence = "the second backward fails, or memory grows" if trains else "memory grows every iteration"
             if binding.in_callee.endswith(".forward"):
                 # A module's forward updates its own state from its input: fixed in the forward.
@@ -270,9 +270,22 @@ class CarriedState(Rule):
         binding, loop = report.event, report.loop
         if not isinstance(binding, Binding) or loop is None:
             return None
-        if binding.in_callee or _starts_as_leaf(binding) or not (loop.has_backward or binding.function.summary.calls_backward):
+        if binding.in_callee or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
             return None  # the edit is not a detach at the top of this loop
         return carried_state_fix(facts, loop, binding)
+
+
+def _trains(facts: FileFacts, loop: Loop, binding: Binding) -> bool:
+    """Something backwards what the loop computes: a backward in it or around it, in the
+    function, in a caller of the function, or the framework behind a per-batch method
+    (Lightning backwards what ``training_step`` returns)."""
+    evidence = facts.evidence
+    return (
+        loop.per_batch_method
+        or any(outer.has_backward for outer in loop.enclosing())
+        or binding.function.summary.calls_backward
+        or (evidence is not None and binding.function.name in evidence.backwarded_results)
+    )
 
 
 def carried_state_fix(facts: FileFacts, loop: Loop, binding: Binding) -> Fix | None:

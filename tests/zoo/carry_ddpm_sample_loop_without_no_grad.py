@@ -1,5 +1,5 @@
 # Source: https://github.com/TeaPearce/Conditional_Diffusion_MNIST/issues/12
-# Shape: a DDPM module's sample method walks the reverse diffusion from noise, feeding x_i through the denoiser at every timestep with grad enabled; the script that draws samples from the trained model never turns grad off, so x_i chains all n_T denoiser graphs (saved activations included) until sampling ends.
+# Shape: a DDPM module's sample method walks the reverse diffusion from noise, feeding x_i through the denoiser at every timestep with grad enabled; the script that draws samples from the trained model never turns grad off, so x_i chains all n_T denoiser graphs (saved activations included) until sampling ends, and the grids dict then keeps x_gen.cpu() (still attached) with that whole chain for every guidance weight.
 # Verdict: leak
 import torch
 import torch.nn as nn
@@ -58,5 +58,5 @@ def draw_samples(ddpm: DDPM, checkpoint_path, device, n_sample=40, guide_ws=(0.0
     grids = {}
     for w in guide_ws:
         x_gen, x_gen_store = ddpm.sample(n_sample, (1, 28, 28), device, guide_w=w)
-        grids[w] = (x_gen.cpu(), x_gen_store)
+        grids[w] = (x_gen.cpu(), x_gen_store)  # TLK102
     return grids

@@ -1,5 +1,5 @@
 # Source: https://github.com/tfzhou/ContrastiveSeg/issues/31
-# Shape: a semantic-segmentation trainer keeps per-class pixel and segment queues as registered buffers and writes the current batch's normalized embeddings into them by slice assignment in an undecorated _dequeue_and_enqueue method; the embeddings are still attached, so each write links the buffer to that batch's graph and the chain of writes keeps every batch's graph alive, overwritten slots included.
+# Shape: a semantic-segmentation trainer keeps per-class pixel and segment queues as registered buffers and writes the current batch's normalized embeddings into them by slice assignment in an undecorated _dequeue_and_enqueue method; the embeddings are still attached, so each write links the buffer to that batch's graph and the chain of writes keeps every batch's graph alive, overwritten slots included; the marker is at the call that hands the attached embeddings to the enqueue method, as for a tracker that stores its argument.
 # Verdict: leak
 import torch
 import torch.nn as nn
@@ -30,7 +30,7 @@ class PixelContrastHead(nn.Module):
                 idxs = (this_label == lb).nonzero().squeeze(1)
                 feat = this_feat[:, idxs].mean(dim=1)
                 ptr = int(self.segment_queue_ptr[lb])
-                self.segment_queue[lb, ptr, :] = F.normalize(feat, p=2, dim=0)  # TLK102
+                self.segment_queue[lb, ptr, :] = F.normalize(feat, p=2, dim=0)
                 self.segment_queue_ptr[lb] = (ptr + 1) % self.memory_size
 
                 num_pixel = idxs.shape[0]
@@ -39,10 +39,10 @@ class PixelContrastHead(nn.Module):
                 feat = this_feat[:, idxs[perm[:K]]].T
                 ptr = int(self.pixel_queue_ptr[lb])
                 if ptr + K >= self.memory_size:
-                    self.pixel_queue[lb, -K:, :] = F.normalize(feat, p=2, dim=1)  # TLK102
+                    self.pixel_queue[lb, -K:, :] = F.normalize(feat, p=2, dim=1)
                     self.pixel_queue_ptr[lb] = 0
                 else:
-                    self.pixel_queue[lb, ptr:ptr + K, :] = F.normalize(feat, p=2, dim=1)  # TLK102
+                    self.pixel_queue[lb, ptr:ptr + K, :] = F.normalize(feat, p=2, dim=1)
                     self.pixel_queue_ptr[lb] = (ptr + K) % self.memory_size
 
     def contrast_loss(self, embed, labels):
@@ -69,6 +69,6 @@ def train(segmenter, head: PixelContrastHead, loader, optimizer, max_iters, cont
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        head._dequeue_and_enqueue(F.normalize(embed, dim=1), labels)
+        head._dequeue_and_enqueue(F.normalize(embed, dim=1), labels)  # TLK102
         if it >= max_iters:
             break

@@ -102,13 +102,32 @@ def test_statistics_show_source_and_output_file(leaky: Path) -> None:
 def test_format_is_honoured_with_fix_and_diff(leaky: Path) -> None:
     (leaky / "eval.py").write_text(UNSAFE)
     result = run_tool("torchleak", "--fix", "--format", "json", "train.py", "eval.py", cwd=leaky)
-    document = json.loads(result.stdout.split("\nFixed ")[0])
-    assert [(f["path"], f["code"]) for f in document["findings"]] == [("eval.py", "TLK102")]
+    # As ruff: stdout is one JSON document of the findings left, each with the fix still offered.
+    document = json.loads(result.stdout)
+    assert [(f["path"], f["code"], f["fix"]["safety"]) for f in document["findings"]] == [("eval.py", "TLK102", "unsafe")]
+    assert result.returncode == 1 and result.stderr == "Fixed 1 finding (1 remaining; 1 more fixable with --unsafe-fixes).\n"
     assert "total += loss.item()" in (leaky / "train.py").read_text()
+    sarif = json.loads(run_tool("torchleak", "--fix", "--format", "sarif", "eval.py", cwd=leaky).stdout)
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["TLK102"]
     github = run_tool("torchleak", "--fix", "--format", "github", "eval.py", cwd=leaky)
     assert github.stdout.startswith("::warning file=eval.py,line=3,col=5,title=TLK102::")
-    diff = run_tool("torchleak", "--diff", "--format", "json", "eval.py", cwd=leaky)
-    assert diff.returncode == 2 and diff.stderr.count("\n") == 1 and diff.stderr.startswith("torchleak: error: --diff")
+    statistics = run_tool("torchleak", "--fix", "--statistics", "eval.py", cwd=leaky)
+    assert statistics.stdout.splitlines() == ["1\tTLK102\t    held-across-iterations", "Fixed 0 findings (1 remaining; 1 more fixable with --unsafe-fixes)."]
+    counted = run_tool("torchleak", "--fix", "--statistics", "--format", "json", "eval.py", cwd=leaky)
+    assert json.loads(counted.stdout) == [{"code": "TLK102", "name": "held-across-iterations", "count": 1, "fixable": 0}]
+    source = run_tool("torchleak", "--fix", "--show-source", "eval.py", cwd=leaky)
+    assert source.stdout.splitlines()[1:3] == ["    preds.append(model(x).pow(2))", "    ^"]
+    # --diff prints the diff whatever the format (as ruff), and writes nothing.
+    (leaky / "train.py").write_text(LEAKY)
+    for output_format in ("json", "sarif", "github", "text"):
+        diff = run_tool("torchleak", "--diff", "--format", output_format, "train.py", "eval.py", cwd=leaky)
+        assert diff.returncode == 1, diff.stderr
+        assert diff.stdout.splitlines()[:2] == ["--- train.py", "+++ train.py"]
+        assert "-    total += loss\n+    total += loss.item()\n" in diff.stdout
+        assert diff.stderr == "Would fix 1 finding in 1 file (1 remaining; 1 more fixable with --unsafe-fixes).\n"
+    assert (leaky / "train.py").read_text() == LEAKY
+    refused = run_tool("torchleak", "--diff", "--statistics", "train.py", cwd=leaky)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
 
 
 def test_a_file_not_analysed_gets_a_note_unless_tlk900_reports_it(tmp_path: Path) -> None:

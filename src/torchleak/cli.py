@@ -315,12 +315,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _explain(options.explain)
     if options.jobs < 1:
         return _usage_error(parser, "--jobs must be at least 1")
-    if options.diff and options.format != "text":
-        return _usage_error(parser, f"--diff prints a unified diff; for --format {options.format}, run without --diff (each finding carries its fix) or with --fix")
     if options.statistics and options.format not in ("text", "json"):
         return _usage_error(parser, f"--statistics is printed as text or json, not {options.format}")
-    if options.statistics and (options.fix or options.diff):
-        return _usage_error(parser, "--statistics counts findings; it cannot be combined with --fix or --diff")
+    if options.statistics and options.diff:  # as ruff: a diff has no findings to count
+        return _usage_error(parser, "--statistics counts findings; it cannot be combined with --diff")
     paths = options.paths or ["."]
     try:
         resolver = Resolver(options)
@@ -353,28 +351,41 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             sys.stderr.write(f"torchleak: error: cannot write {options.output_file}: {error.strerror or error}\n")
             return 2
     try:
+        style = TextStyle(
+            color=opened is None and use_color(out), show_source=options.show_source,
+            unsafe_fixes=options.unsafe_fixes, summary=not options.quiet,
+        )
+
+        def render(reports: Sequence[FileReport], stream: TextIO, err: TextIO, style: TextStyle = style) -> None:
+            """The findings in the chosen --format (or counted, with --statistics), then the notes."""
+            if options.statistics:
+                write_statistics(reports, stream, style, as_json=options.format == "json")
+            elif options.format == "text":
+                write_text(reports, stream, err, style)
+            else:
+                FORMATS[options.format](reports, stream, err)
+            if not options.quiet:
+                write_notes(reports, err)
+
         if options.fix or options.diff:
-            status = fix_files(
-                [(path, job.for_file(options.stdin_display_name if path == "-" else path)) for path, job in targets], unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
-                writer=FORMATS[options.format], out=out, err=sys.stderr, quiet=options.quiet,
-                color=opened is None and use_color(out), extra_reports=unreadable,
-            )
+            try:
+                # As ruff: the findings left after fixing come in the chosen --format, with
+                # the "Fixed ..." summary after them in text and on stderr otherwise.
+                status = fix_files(
+                    [(path, job.for_file(options.stdin_display_name if path == "-" else path)) for path, job in targets], unsafe=options.unsafe_fixes, diff=options.diff, stdin_name=options.stdin_display_name,
+                    writer=lambda reports, stream, err: render(reports, stream, err, replace(style, summary=False)),
+                    out=out, err=sys.stderr, quiet=options.quiet, extra_reports=unreadable,
+                    machine_readable=options.format != "text",
+                )
+                out.flush()
+            except BrokenPipeError:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return 1
             return 0 if options.exit_zero else status
         progress = _progress_stream(len(targets), options.quiet)
         reports = unreadable + list(lint_paths(targets, options.jobs, options.stdin_display_name, progress, stdin_data))
         try:
-            style = TextStyle(
-                color=opened is None and use_color(out), show_source=options.show_source,
-                unsafe_fixes=options.unsafe_fixes, summary=not options.quiet,
-            )
-            if options.statistics:
-                write_statistics(reports, out, style, as_json=options.format == "json")
-            elif options.format == "text":
-                write_text(reports, out, sys.stderr, style)
-            else:
-                FORMATS[options.format](reports, out, sys.stderr)
-            if not options.quiet:
-                write_notes(reports, sys.stderr)
+            render(reports, out, sys.stderr)
             out.flush()
         except BrokenPipeError:  # `torchleak ... | head`: stop quietly, as the docs of `signal` advise
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

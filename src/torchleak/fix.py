@@ -385,12 +385,16 @@ def fix_files(
     color: bool = False,
     extra_reports: Sequence[Any] = (),
     stdin: Optional[TextIO] = None,
+    machine_readable: bool = False,
 ) -> int:
     """Fix each (path, job) in place (``-``: stdin to stdout; notebooks: their code cells), or
     with ``diff`` print what would change. ``job`` has ``select``, ``ignore_for(path)`` and
     ``settings``.
 
-    Prints the findings left with ``writer`` (the text format by default) and a summary. Exit
+    Prints the findings left (each with the fix still available) with ``writer`` (the text
+    format by default) and a summary; with ``machine_readable`` (json, sarif, github) the summary
+    goes to ``err`` so that ``out`` stays one document. ``diff`` prints the diff whatever the
+    writer, as ruff does. Exit
     status: with ``diff``, 1 when something would change; else 1 when findings remain or a file
     could not be read or parsed.
     """
@@ -459,9 +463,10 @@ def fix_files(
             out.write(new_text)
         elif new_text != text:
             Path(path).write_bytes(new_text.encode(encoding))
-        reports.append(FileReport(name, Result(outcome.remaining, skipped=outcome.result.skipped), cells=cells))
+        left = Result(outcome.remaining, skipped=outcome.result.skipped)
+        reports.append(FileReport(name, left, source_lines=outcome.source.splitlines(), cells=cells, fixes=offered_fixes(outcome.remaining)))
     more = f"; {unsafe_available} more fixable with --unsafe-fixes" if unsafe_available else ""
-    summary = err if diff or reads_stdin else out
+    summary = err if diff or reads_stdin or machine_readable else out
     if diff:
         if not quiet:
             err.write(f"Would fix {_plural(fixed)} in {_plural(changed_files, 'file')} ({remaining} remaining{more}).\n")

@@ -1687,3 +1687,36 @@ def test_method_called_from_outside_that_stores_what_is_only_read_detached():
     assert held == ["self.values"]
     unread = source.replace("targets = torch.stack(self.values).detach()", "pass")
     assert list(held_across_iterations(facts_of(unread), double_backward=False)) == []
+
+
+def test_set_grad_enabled_on_a_variable_around_a_backward_trains():
+    source = """
+        import torch
+        for phase in ["train", "val"]:
+            running = 0.0
+            for x, y in loaders[phase]:
+                with torch.set_grad_enabled(phase == "train"):
+                    loss = criterion(model(x), y)
+                    if phase == "train":
+                        loss.backward()
+                running += loss * x.size(0)
+        """
+    assert [a.key for a in function(facts_of(source), "<module>").accumulations] == ["running"]
+    evaluation = source.replace("                    if phase == \"train\":\n                        loss.backward()\n", "")
+    assert function(facts_of(evaluation), "<module>").accumulations == []
+
+
+def test_a_parameter_annotated_with_a_class_of_the_file_is_its_instance():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Bank(nn.Module):
+            def forward(self, feats, index):
+                self.memory.index_copy_(0, index, feats * 0.5)
+                return feats
+        def train(bank: Bank, loader):
+            for x, i in loader:
+                bank(encoder(x), i).sum().backward()
+        """
+    )
+    assert carried_keys(facts) == {("bank.memory", "Bank.forward")}

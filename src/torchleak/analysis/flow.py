@@ -92,30 +92,47 @@ def target_key(node: cst.BaseExpression) -> Optional[str]:
 
 
 def _expression_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """The sub-expressions of common nodes, without libcst's generic (and slow) ``children``."""
-    if isinstance(node, cst.Call):
+    """The sub-expressions of common nodes, without libcst's generic (and slow) ``children``.
+
+    Dispatched on the exact type: libcst's classes are ABCs, so each ``isinstance`` against one
+    costs a call into ``ABCMeta.__instancecheck__`` (these helpers run for every expression
+    node of a file, twice). Whitespace, dots, commas and brackets hold no expression, so leaving
+    them out changes nothing for the callers.
+    """
+    if type(node) is cst.Call:
         return [node.func, *(arg.value for arg in node.args)]
-    if isinstance(node, cst.BinaryOperation):
+    if type(node) is cst.Name or type(node) in _LEAF_EXPRESSIONS:
+        return ()
+    if type(node) is cst.Attribute:
+        return (node.value, node.attr)
+    if type(node) is cst.BinaryOperation:
         return (node.left, node.right)
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         parts: list[cst.CSTNode] = [node.value]
         for element in node.slice:
-            if isinstance(element.slice, cst.Index):
+            if type(element.slice) is cst.Index:
                 parts.append(element.slice.value)
-            elif isinstance(element.slice, cst.Slice):
+            elif type(element.slice) is cst.Slice:
                 parts.extend(p for p in (element.slice.lower, element.slice.upper, element.slice.step) if p is not None)
         return parts
-    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
         return [element.value for element in node.elements]
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Ellipsis, cst.Imaginary)):
-        return ()
-    if isinstance(node, cst.UnaryOperation):
+    if type(node) is cst.UnaryOperation:
         return (node.expression,)
-    if isinstance(node, cst.Comparison):
+    if type(node) is cst.Comparison:
         return [node.left, *(c.comparator for c in node.comparisons)]
-    if isinstance(node, cst.Arg):
+    if type(node) is cst.Arg:
         return (node.value,)
+    if type(node) is cst.Dict:
+        return node.elements
+    if type(node) is cst.DictElement:
+        return (node.key, node.value)
+    if type(node) is cst.IfExp:
+        return (node.body, node.test, node.orelse)
     return node.children
+
+
+_LEAF_EXPRESSIONS = frozenset({cst.Integer, cst.Float, cst.SimpleString, cst.Ellipsis, cst.Imaginary})
 
 
 def mentions(node: cst.CSTNode) -> set[str]:
@@ -124,13 +141,40 @@ def mentions(node: cst.CSTNode) -> set[str]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, (cst.Name, cst.Attribute)):
+        if type(current) is cst.Name or type(current) is cst.Attribute:
             key = dotted(current)
             if key is not None:
                 found.update(key_prefixes(key))
                 continue
         stack.extend(_expression_children(current))
     return found
+
+
+def _annotated_class(param: cst.Param) -> str:
+    """``C`` for ``x: C`` and ``x: "C"`` (else "")."""
+    if param.annotation is None:
+        return ""
+    annotation = param.annotation.annotation
+    if isinstance(annotation, cst.SimpleString) and isinstance(annotation.evaluated_value, str):
+        return annotation.evaluated_value
+    return dotted(annotation) or ""
+
+
+def _switches_on_a_variable(node: cst.BaseExpression) -> bool:
+    """``torch.set_grad_enabled(is_train)``: grad mode decided at run time."""
+    return isinstance(node, cst.Call) and last_identifier(node.func) == "set_grad_enabled" and bool(node.args) and not (
+        isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in ("True", "False")
+    )
+
+
+def _backwards_in(body: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in vocab.BACKWARD_METHODS:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
@@ -153,7 +197,7 @@ def _uncut_mentions(node: cst.CSTNode) -> set[str]:
         current = stack.pop()
         if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in _CUTTING_METHODS:
             continue
-        if isinstance(current, (cst.Name, cst.Attribute)):
+        if type(current) is cst.Name or type(current) is cst.Attribute:
             key = dotted(current)
             if key is not None:
                 found.update(key_prefixes(key))
@@ -169,19 +213,19 @@ def data_mentions(node: cst.CSTNode) -> set[str]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, (cst.Name, cst.Attribute)):
+        if type(current) is cst.Name or type(current) is cst.Attribute:
             key = dotted(current)
             if key is not None:
                 found.add(key)
-            elif isinstance(current, cst.Attribute):
+            elif type(current) is cst.Attribute:
                 stack.append(current.value)
             continue
-        if isinstance(current, cst.Call):
+        if type(current) is cst.Call:
             func = current.func
             if isinstance(func, cst.Attribute) and func.attr.value in _CUTTING_METHODS:
                 continue  # ``torch.stack(buf).detach()``: no graph flows out of it
-            if isinstance(func, cst.Attribute) and (
-                not isinstance(func.value, (cst.Name, cst.Attribute)) or func.attr.value in _TENSOR_METHODS
+            if type(func) is cst.Attribute and (
+                not (type(func.value) is cst.Name or type(func.value) is cst.Attribute) or func.attr.value in _TENSOR_METHODS
             ):
                 stack.append(func.value)  # ``(a + b).sum()``, ``loss.mean()``: the receiver is data
             stack.extend(arg.value for arg in current.args)
@@ -1184,6 +1228,8 @@ class _Walker:
         saved = self.no_grad
         for item in node.items:
             mode = self._grad_mode(item.item, statement=False)
+            if mode == "off" and _switches_on_a_variable(item.item) and _backwards_in(node.body):
+                mode = "on"  # ``set_grad_enabled(phase == "train")`` around a backward: it trains
             self.evaluate(item.item)
             if mode is not None:
                 self.no_grad = mode == "off"
@@ -1239,6 +1285,11 @@ class _Walker:
             walker.local_names.add(key)
             if index == 0 and cls is not None and key == "self":
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE if self.context.classes[cls].is_module else Kind.INSTANCE, cls=cls)
+            elif _annotated_class(param) in self.context.classes:
+                # ``memory_bank: MemoryBankNCE``: an instance of a class of the file
+                annotated = _annotated_class(param)
+                info = self.context.classes[annotated]
+                walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=annotated)
             elif walker._is_evident_module(key):
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
             elif walker._is_backwarded(key):
@@ -2079,6 +2130,8 @@ class _Walker:
                 if operand.attached:
                     self._binding(self.statement, receiver_key, ATTACHED, mentions(node), fed=True)
                     self.env[receiver_key] = ATTACHED
+                else:  # in a summary: the tensor now depends on the argument
+                    self.env[receiver_key] = combine(self._lookup(receiver_key), operand)
                 outside = self._outside_target(receiver_key)
                 if outside is not None:
                     self._effect(Effect("carry", outside, operand, self.function.name, method))
@@ -2247,7 +2300,7 @@ def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
+        if type(current) is cst.Call:
             yield current
         stack.extend(_expression_children(current))
 

@@ -193,7 +193,10 @@ PASSING_WRAPPERS: Final = frozenset(
 )
 LOADER_CONSTRUCTORS: Final = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 #: Tensor methods that run an in-place update of the receiver from their arguments.
-IN_PLACE_UPDATES: Final = frozenset({"add_", "mul_", "sub_", "div_", "addcmul_", "addcdiv_", "lerp_", "copy_", "mul_add_"})
+IN_PLACE_UPDATES: Final = frozenset(
+    {"add_", "mul_", "sub_", "div_", "addcmul_", "addcdiv_", "lerp_", "copy_", "mul_add_", "index_copy_",
+     "index_add_", "index_put_", "scatter_", "scatter_add_", "masked_scatter_", "put_"}
+)
 #: ``torch.distributions`` constructors: their ``log_prob``/``entropy``/``rsample`` keep the graph
 #: of their parameters.
 DISTRIBUTION_PREFIX: Final = "torch.distributions."

@@ -13,11 +13,15 @@ _CONVENTIONAL = {"nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.o
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of names and attributes, else None (calls, subscripts, ...)."""
+    # Exact types: libcst's classes are ABCs, whose isinstance is slow, and this runs for every
+    # name the analysis reads.
+    if type(node) is cst.Name:
+        return node.value
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

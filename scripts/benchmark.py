@@ -285,13 +285,22 @@ FLOOR_WORKER = textwrap.dedent("""
 
 
 def shown(argv: Sequence[str], files: Sequence[Path]) -> str:
-    """The command as a reader would type it: file lists shortened to FILES."""
+    """The command as a reader would type it: file lists shortened to FILES, one file and any
+    other path by its name (the docs must not carry this machine's temporary or venv paths)."""
     names = {str(p) for p in files}
-    words = [Path(a).name if i == 0 else a for i, a in enumerate(argv) if a not in names]
+    words = [Path(a).name if i == 0 or os.path.isabs(a) else a for i, a in enumerate(argv) if a not in names]
     if words[:3] == [Path(sys.executable).name, "-m", "flake8"] or (words[:1] and words[0].startswith("python")
                                                                    and words[1:3] == ["-m", "flake8"]):
         words = ["flake8", *words[3:]]
-    return " ".join(words + (["FILES"] if len(names) > 1 else [str(files[0])] if files else []))
+    return " ".join(words + (["FILES"] if len(names) > 1 else [files[0].name] if files else []))
+
+
+def machine_paths(text: str) -> list[str]:
+    """The lines of ``text`` naming a path of this machine (temp dir, home, this checkout, the
+    interpreter's environment), which a page in docs/ must not carry."""
+    roots = {tempfile.gettempdir(), str(Path.home()), str(REPO), sys.prefix, sys.base_prefix}
+    pattern = re.compile("|".join(re.escape(root.rstrip("/") + "/") for root in sorted(roots) if root not in ("", "/")))
+    return [line for line in text.splitlines() if pattern.search(line)]
 
 
 def measure(row: Row, argv: list[str], files: Sequence[Path], lines: int, workdir: Path,
@@ -855,6 +864,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   [*plugin_check(tools), *args.note])
     print(text)
     if args.write:
+        leaked = machine_paths(text)
+        if leaked:
+            print("not written: the report names paths of this machine:\n" + "\n".join(leaked), file=sys.stderr)
+            return 1
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(text, encoding="utf-8")
         print(f"wrote {args.output}", file=sys.stderr)

@@ -68,3 +68,21 @@ def test_the_leakcheck_example_passes_and_a_raising_step_fails_in_one_line(tmp_p
     assert "1 failed, 1 passed" in output, output
     assert "leakcheck: the step raised at iteration 3 (counting the 2 warm-up): RuntimeError: boom" in output
     assert "Traceback" not in output and "runtime.py" not in output
+
+
+def test_the_benchmark_writes_no_machine_paths_into_its_page(tmp_path: Path) -> None:
+    """scripts/benchmark.py --write renders docs/performance.md: run it for real (row b on a
+    one-file corpus, the shape whose command once named the file by its temporary path)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "train_step.py").write_text((ROOT / "examples" / "leaky_training.py").read_text())
+    page = tmp_path / "performance.md"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "benchmark.py"), "--corpus", str(corpus), "--only", "b",
+         "--no-create-baseline", "--peers-venv", str(tmp_path / "no-peers"), "--jobs", "1", "--write", "--output", str(page)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    text = page.read_text()
+    assert "- b: `torchleak --jobs 1 train_step.py`" in text
+    assert str(tmp_path) not in text and not re.search(r"/tmp/|/home/|/root/|/work/", text), text

@@ -150,6 +150,12 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def _builds_or_is_unused(method: str, callers: set[tuple[str, str]]) -> bool:
+    """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``)."""
+    found = {caller.rsplit(".", 1)[-1] for callee, caller in callers if callee == method}
+    return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters"}
+
+
 def _annotated_class(param: cst.Param) -> str:
     """``C`` for ``x: C`` and ``x: "C"`` (else "")."""
     if param.annotation is None:
@@ -317,12 +323,13 @@ class Evidence:
     called: set[str] = field(default_factory=set)
     #: (scope, key): its value flows into what a backward of the same function differentiates.
     feeds_backward: set[tuple[str, str]] = field(default_factory=set)
-    called_from_outside: set[str] = field(default_factory=set)
+    #: (callee, caller) for calls of the file's functions.
+    callers: set[tuple[str, str]] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
-            + len(self.feeds_backward) + len(self.called) + len(self.called_from_outside)
+            + len(self.feeds_backward) + len(self.called) + len(self.callers)
         )
 
 
@@ -339,7 +346,8 @@ class _Observations:
     #: Functions of the file called somewhere in it.
     called: set[str] = field(default_factory=set)
     #: Methods called from outside their class (``ddpm.sample()`` in a script, not from ``__init__``).
-    called_from_outside: set[str] = field(default_factory=set)
+    #: (callee, caller) for calls of the file's functions.
+    callers: set[tuple[str, str]] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
     #: (function, key, loop, whether the key is the backwarded value itself rather than an
     #: input of the call that computes it: ``loss`` in ``loss.mean()``, not ``x`` in ``model(x).sum()``).
@@ -519,11 +527,11 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence = Evidence(
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
-        set(previous.called_from_outside),
+        set(previous.callers),
     )
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
-    evidence.called_from_outside |= observations.called_from_outside
+    evidence.callers |= observations.callers
     backwarded_by_function: dict[int, set[str]] = {}
     for function, key, loop, root in observations.backward_keys:
         if root:
@@ -588,7 +596,7 @@ class _Walker:
         self.in_module_method = cls is not None and context.classes[cls].is_module and (
             name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
             or name in context.evidence.backwarded_results
-            or name not in context.evidence.called_from_outside
+            or _builds_or_is_unused(name, context.evidence.callers)
         )
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
@@ -1851,8 +1859,7 @@ class _Walker:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
-        if callee.cls is None or callee.cls not in {info.name for info in self.context.class_chain(self.function.cls)}:
-            self.context.observations.called_from_outside.add(callee.name)
+        self.context.observations.callers.add((callee.name, self.function.name))
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 
     def _apply_callee(

@@ -150,6 +150,14 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
 def _builds_or_is_unused(method: str, callers: set[tuple[str, str]]) -> bool:
     """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``)."""
     found = {caller.rsplit(".", 1)[-1] for callee, caller in callers if callee == method}
@@ -1970,11 +1978,11 @@ class _Walker:
                 # report it there, where ``no_grad`` or ``.detach()`` goes.
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}), via, callee.name)
+                          inner.value_node, value, frozenset({"<call>"}), via, inner.in_callee or callee.name)
                 )
                 top = self.context.def_tops.get(id(callee.node))
                 if top is not None:
-                    self.context.facts.top_of[id(inner.node)] = top
+                    self.context.facts.top_of.setdefault(id(inner.node), top)
             elif effect.kind == "store":
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument, value, frozenset({"<call>"}), via)
@@ -1997,7 +2005,15 @@ class _Walker:
         """The store event of ``callee`` behind one of its store effects."""
         if callee is None or effect.kind != "store":
             return None
-        return next((store for store in callee.stores if store.key == effect.target and store.method == effect.method), None)
+        if effect.where != callee.name:
+            # Passed up from a deeper helper: the store that helper made, as the callee saw it.
+            return next((store for store in callee.stores if store.in_callee == effect.where), None)
+        where = callee.effect_nodes.get(id(effect))
+        inside = {id(node) for node in _subtree(where)} if where is not None else set()
+        return next(
+            (store for store in callee.stores if not store.in_callee and (id(store.node) in inside or store.node is where)),
+            None,
+        )
 
     def _argument_node(
         self, node: cst.Call, summary: Summary, value: Value, bound: dict[int, Value]

@@ -85,10 +85,18 @@ def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
 
 
 def target_key(node: cst.BaseExpression) -> Optional[str]:
-    """The name that owns a target: ``stats`` for ``stats["loss"]``, ``self.cache`` for itself."""
-    while isinstance(node, cst.Subscript):
-        node = node.value
-    return dotted(node)
+    """The name that owns a target: ``stats`` for ``stats["loss"]``, ``self.cache`` for itself,
+    ``self.data`` for ``self.data.setdefault(key, [])`` (the list it holds for ``key``)."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("setdefault", "get", "__getitem__")
+        ):
+            node = node.func.value
+        else:
+            return dotted(node)
 
 
 def _expression_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:

@@ -104,9 +104,10 @@ def _notebook(path: Path) -> dict[str, object]:
                 "cell_type": "code", "execution_count": 2, "id": "c", "metadata": {}, "outputs": [],
                 "source": [
                     "for x, y in loader:\n", "    %time out = model(x)\n", "    loss = criterion(model(x), y)\n",
-                    "    loss.backward()\n", "    total += loss\n", "    preds.append(model(x))",
+                    "    loss.backward()\n", "    total += loss\n", "    preds.append(model(x).pow(2))",
                 ],
             },
+            {"cell_type": "code", "execution_count": 3, "id": "d", "metadata": {}, "outputs": [], "source": ["save(preds)"]},
         ],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
         "nbformat": 4,
@@ -135,7 +136,7 @@ def test_fix_and_diff_fix_the_code_cells_of_a_notebook(tmp_path: Path) -> None:
     assert path.read_text() == json.dumps(expected, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     unsafe = run_tool("torchleak", "--fix", "--unsafe-fixes", "train.ipynb", cwd=tmp_path)
     assert unsafe.returncode == 0 and unsafe.stdout == "Fixed 1 finding (0 remaining).\n"
-    assert "preds.append(model(x).detach())" in json.loads(path.read_text())["cells"][2]["source"][5]
+    assert "preds.append(model(x).pow(2).detach())" in json.loads(path.read_text())["cells"][2]["source"][5]
     assert run_tool("torchleak", "train.ipynb", cwd=tmp_path).stdout == ""
     nbformat = pytest.importorskip("nbformat")
     nbformat.validate(nbformat.read(str(path), as_version=4))
@@ -144,3 +145,48 @@ def test_fix_and_diff_fix_the_code_cells_of_a_notebook(tmp_path: Path) -> None:
 def test_the_bundled_examples_are_found_from_the_repository() -> None:
     result = run_tool("torchleak", "examples/", cwd=ROOT)
     assert result.returncode == 1 and result.stdout.splitlines()[-1].startswith("Found ")
+
+
+def _run_as(home: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a tool with its own HOME and no system git configuration, as a fresh user would."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("GIT_", "XDG_"))}
+    environment.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", **env)
+    executable = shutil.which(args[0]) or args[0]
+    return subprocess.run([executable, *args[1:]], cwd=cwd, env=environment, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("config", "excludes_file", "xdg"),
+    [
+        (None, ".config/git/ignore", False),  # git's default location, XDG_CONFIG_HOME unset
+        (None, "xdg/git/ignore", True),  # $XDG_CONFIG_HOME/git/ignore
+        ('[user]\n\tname = x\n[core]\n\texcludesFile = "~/my ignores"  # a comment\n', "my ignores", False),
+        ("[core]\n\texcludesfile = ~/global.ignore\n", "global.ignore", True),
+    ],
+)
+def test_the_global_gitignore_is_respected_as_git_reads_it(tmp_path: Path, config: str | None, excludes_file: str, xdg: bool) -> None:
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    home.mkdir()
+    repo.mkdir()
+    env = {"XDG_CONFIG_HOME": str(home / "xdg")} if xdg else {}
+    if config is not None:
+        (home / ".gitconfig").write_text(config)
+    (home / excludes_file).parent.mkdir(parents=True, exist_ok=True)
+    (home / excludes_file).write_text("scratch/\n*_wip.py\nexperiments/\n")
+    for name in ("train.py", "scratch/try.py", "model_wip.py", "experiments/run.py", "experiments/keep/run.py"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(LEAKY)
+    (repo / ".gitignore").write_text("!experiments/\nexperiments/*\n!experiments/keep/\n")  # outranks the global file
+    assert _run_as(home, repo, "git", "init", "-q", **env).returncode == 0
+    listed = _run_as(home, repo, "git", "ls-files", "--others", "--exclude-standard", **env).stdout.split()
+    assert sorted(listed) == [".gitignore", "experiments/keep/run.py", "train.py"]  # git's own answer
+    linted = _linted(_run_as(home, repo, "torchleak", ".", **env).stdout)
+    assert linted == {"./experiments/keep/run.py", "./train.py"}
+    everything = _linted(_run_as(home, repo, "torchleak", "--no-respect-gitignore", ".", **env).stdout)
+    assert "./scratch/try.py" in everything and "./model_wip.py" in everything
+    # The repository's own configuration outranks the user's.
+    (repo / ".git" / "config").write_text((repo / ".git" / "config").read_text() + "[core]\n\texcludesFile = local.ignore\n")
+    (repo / "local.ignore").write_text("train.py\n")
+    assert _linted(_run_as(home, repo, "torchleak", ".", **env).stdout) == {"./experiments/keep/run.py", "./model_wip.py", "./scratch/try.py"}
+    listed = _run_as(home, repo, "git", "ls-files", "--others", "--exclude-standard", **env).stdout.split()
+    assert {name for name in listed if name.endswith(".py")} == {"experiments/keep/run.py", "model_wip.py", "scratch/try.py"}

@@ -2,8 +2,9 @@
 
 A directory is searched recursively for ``*.py`` and ``*.ipynb``. The walk skips what ruff
 skips by default (``DEFAULT_EXCLUDE``, and any directory holding a ``pyvenv.cfg``: a virtual
-environment), what ``.gitignore`` files and ``.git/info/exclude`` ignore inside a git
-repository (matched by ``pathspec``, git's own rules), and the ``exclude`` patterns of the
+environment), what ``.gitignore`` files, ``.git/info/exclude`` and git's global excludes file
+(``core.excludesFile``, found in git's configuration files without running git) ignore inside
+a git repository (matched by ``pathspec``, git's own rules), and the ``exclude`` patterns of the
 configuration that applies to each directory. Files named on the command line are always
 linted, unless ``force_exclude``: then the exclusions apply to them too (pre-commit names
 every file).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +64,98 @@ def _git_top(directory: Path) -> Optional[Path]:
     return None
 
 
+_FALSE: Final = ("", "0", "false", "no", "off")
+
+
+def _home() -> Optional[Path]:
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no password entry
+        return None
+
+
+def _xdg_config_home() -> Optional[Path]:
+    home = _home()
+    configured = os.environ.get("XDG_CONFIG_HOME")
+    return Path(configured) if configured else home / ".config" if home else None
+
+
+def _config_files(top: Path) -> list[Path]:
+    """git's configuration files, lowest priority first: the system's, the user's (the XDG one,
+    then ``~/.gitconfig``; or ``GIT_CONFIG_GLOBAL``), the repository's."""
+    files: list[Path] = []
+    if os.environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower() in _FALSE:
+        files.append(Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    if os.environ.get("GIT_CONFIG_GLOBAL"):
+        files.append(Path(os.environ["GIT_CONFIG_GLOBAL"]).expanduser())
+    else:
+        xdg, home = _xdg_config_home(), _home()
+        files += [xdg / "git" / "config"] if xdg else []
+        files += [home / ".gitconfig"] if home else []
+    return [*files, top / ".git" / "config"]
+
+
+def _config_value(text: str, section: str, name: str) -> Optional[str]:
+    """The last value of ``section.name`` (a section without subsection) in git-config syntax:
+    names case-insensitive, quoted values with escapes, ``#``/``;`` comments, backslash
+    continuations. ``[include]`` files are not followed."""
+    value: Optional[str] = None
+    current = ""
+    for line in re.sub(r"\\\r?\n", "", text).splitlines():
+        rest = line.strip()
+        if rest.startswith("["):
+            header, bracket, rest = rest[1:].partition("]")
+            header = header.strip()
+            # [core] only: not [core "x"], nor the old [core.x] spelling of a subsection.
+            current = header.lower() if bracket and not re.search(r'[\s".]', header) else ""
+            rest = rest.strip()
+        match = re.match(r"([A-Za-z][A-Za-z0-9-]*)\s*(=?)(.*)", rest)
+        if match and current == section and match.group(1).lower() == name.lower():
+            value = _unquote(match.group(3)) if match.group(2) else None
+    return value
+
+
+def _unquote(raw: str) -> str:
+    """A git-config value: quotes removed, escapes read, a comment cut, outer blanks trimmed."""
+    out: list[str] = []
+    quoted = False
+    kept = 0  # how much of ``out`` survives trimming the trailing blanks outside quotes
+    characters = iter(raw)
+    for char in characters:
+        if char == '"':
+            quoted = not quoted
+        elif char == "\\":
+            escaped = next(characters, "")
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(escaped, escaped))
+        elif char in "#;" and not quoted:
+            break
+        elif char.isspace() and not quoted:
+            if out:
+                out.append(char)
+            continue
+        else:
+            out.append(char)
+        kept = len(out)
+    return "".join(out[:kept])
+
+
+def global_excludes_file(top: Path) -> Optional[Path]:
+    """The file ``core.excludesFile`` names for the repository at ``top``, as git resolves it
+    (``~`` expanded, a relative path from the top); when unset, ``$XDG_CONFIG_HOME/git/ignore``
+    (``~/.config/git/ignore``), as git, ripgrep and ruff read it."""
+    configured: Optional[str] = None
+    for file in _config_files(top):
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        configured = _config_value(text, "core", "excludesfile") or configured
+    if configured:
+        return top / os.path.expanduser(configured)
+    xdg = _xdg_config_home()
+    return xdg / "git" / "ignore" if xdg else None
+
+
 class _GitIgnore:
     """The ignore rules in force in one git repository, read as the walk reaches each folder."""
 
@@ -70,8 +164,12 @@ class _GitIgnore:
 
         self._pathspec = pathspec
         self.top = top
-        #: (directory, spec), outermost first; deeper files override outer ones, as in git.
+        #: (directory, spec), lowest priority first, as in git: the global excludes file, then
+        #: .git/info/exclude, then the .gitignore files, deeper ones overriding outer ones.
         self.specs: dict[Path, tuple[Path, Any]] = {}
+        excludes = global_excludes_file(top)
+        if excludes is not None:
+            self._read(excludes, top, key=top / ".git" / "core.excludesFile")
         self._read(top / ".git" / "info" / "exclude", top, key=top / ".git")
 
     def _read(self, file: Path, base: Path, key: Optional[Path] = None) -> None:

@@ -119,6 +119,27 @@ for index, batch in enumerate(loader):
 
 #: Runnable versions of the rules' flagged examples, by the example's note.
 HARNESSES: dict[str, Harness] = {
+    "a method that runs the policy and keeps what it computes: reported at its store, where the fix goes": Harness(
+        """
+class Env:
+    def step(self, action):
+        return torch.randn(4), 0.0
+
+env, obs = Env(), torch.randn(4)
+""",
+        drive="print(agent.update(None).shape)",
+        replace=(("range(1000)", "range(5)"),),
+    ),
+    "a helper called once per batch whose later backward (on detached fakes) does not reuse the graph": Harness(
+        "criterion = nn.BCEWithLogitsLoss()",
+        replace=(
+            (
+                "gan = GAN()",
+                "gan = GAN(); gan.net_G, gan.net_D = nn.Linear(8, 8), nn.Linear(8, 1); "
+                "gan.real_label, gan.fake_label = torch.ones(4, 1), torch.zeros(4, 1)",
+            ),
+        ),
+    ),
     "the canonical case: a training loop summing the loss tensor": Harness(),
     "written out as an assignment, with arithmetic around the loss": Harness(),
     "an exponential moving average for the progress bar": Harness(

@@ -128,6 +128,67 @@ class CarriedState(Rule):
             """,
             'a moving average of features (not a loss) carries the graph into the next iteration',
         ),
+        Flagged(
+            """
+            import torch.nn as nn
+
+            class RunningNorm(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.register_buffer("mean", torch.zeros(n))
+
+                def forward(self, x):
+                    self.mean = 0.9 * self.mean + 0.1 * x.mean(0)  # TLK103
+                    return x - self.mean
+
+            model = nn.Sequential(nn.Linear(8, 8), RunningNorm(8))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                criterion(model(x), y).backward()
+                optimizer.step()
+            """,
+            "a module inside nn.Sequential keeps a running statistic of its (attached) input: reported in its forward",
+        ),
+        Flagged(
+            """
+            def generate(model, ids, steps):
+                out = model(ids, use_cache=True)
+                past = out.past_key_values
+                for _ in range(steps):
+                    out = model(ids[:, -1:], past_key_values=past, use_cache=True)
+                    past = out.past_key_values  # TLK103
+                    ids = torch.cat([ids, out.logits[:, -1:].argmax(-1)], dim=1)
+                return ids
+            """,
+            "a generation loop without no_grad feeds the key/value cache back in: nothing backwards it",
+        ),
+        Flagged(
+            """
+            import torch
+
+            def pgd(model, x, y, steps=10, alpha=0.01):
+                adv = x.clone().requires_grad_(True)
+                for _ in range(steps):
+                    loss = F.cross_entropy(model(adv), y)
+                    grad, = torch.autograd.grad(loss, adv)
+                    adv = adv + alpha * grad.sign()  # TLK103
+                return adv
+            """,
+            "an adversarial example updated from itself: each step chains the previous one",
+        ),
+        Flagged(
+            """
+            def update_ema(model, ema, decay=0.999):
+                for ema_p, p in zip(ema.parameters(), model.parameters()):
+                    ema_p.mul_(decay).add_(p, alpha=1 - decay)  # TLK103
+
+            for x, y in loader:
+                criterion(model(x), y).backward()
+                optimizer.step()
+                update_ema(model, ema_model)
+            """,
+            "an EMA teacher updated in place from the student's parameters, outside torch.no_grad()",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(
@@ -201,6 +262,53 @@ class CarriedState(Rule):
                     self.state = tuple(s.detach() for s in self.state)
             """,
             "the module offers a method that detaches its state, which the training loop calls",
+        ),
+        Clean(
+            """
+            import torch
+
+            def pgd(model, x, y, steps=10, alpha=0.01):
+                adv = x.clone()
+                for _ in range(steps):
+                    adv = adv.detach().requires_grad_(True)
+                    loss = F.cross_entropy(model(adv), y)
+                    grad, = torch.autograd.grad(loss, adv)
+                    adv = adv + alpha * grad.sign()
+                return adv.detach()
+            """,
+            "each step starts from a fresh leaf",
+        ),
+        Clean(
+            """
+            import torch
+
+            @torch.no_grad()
+            def update_ema(model, ema, decay=0.999):
+                for ema_p, p in zip(ema.parameters(), model.parameters()):
+                    ema_p.mul_(decay).add_(p, alpha=1 - decay)
+
+            for x, y in loader:
+                criterion(model(x), y).backward()
+                optimizer.step()
+                update_ema(model, ema_model)
+            """,
+            "the EMA update runs under torch.no_grad()",
+        ),
+        Clean(
+            """
+            import torch
+
+            @torch.no_grad()
+            def generate(model, ids, steps):
+                out = model(ids, use_cache=True)
+                past = out.past_key_values
+                for _ in range(steps):
+                    out = model(ids[:, -1:], past_key_values=past, use_cache=True)
+                    past = out.past_key_values
+                    ids = torch.cat([ids, out.logits[:, -1:].argmax(-1)], dim=1)
+                return ids
+            """,
+            "generation under torch.no_grad()",
         ),
     )
     demo: ClassVar[LeakDemo | None] = LeakDemo(

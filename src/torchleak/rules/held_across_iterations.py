@@ -197,6 +197,56 @@ class HeldAcrossIterations(Rule):
             """,
             'two classes with a method of the same name: each call resolves through its own class',
         ),
+        Flagged(
+            """
+            import torch.nn as nn
+            from torch.distributions import Categorical
+
+            class Agent:
+                def __init__(self):
+                    self.policy = nn.Linear(4, 2)
+                    self.log_probs = []
+
+                def act(self, obs):
+                    dist = Categorical(logits=self.policy(obs))
+                    action = dist.sample()
+                    self.log_probs.append(dist.log_prob(action))  # TLK102
+                    return action.item()
+
+                def update(self, returns):
+                    old = torch.stack(self.log_probs).detach()
+                    self.log_probs.clear()
+                    return old
+
+            agent = Agent()
+            for step in range(1000):
+                obs, reward = env.step(agent.act(obs))
+            """,
+            "a method that runs the policy and keeps what it computes: reported at its store, where the fix goes",
+        ),
+        Flagged(
+            """
+            import torch.nn as nn
+
+            class Queue(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("keys", torch.zeros(1024, 8))
+                    self.ptr = 0
+
+                def push(self, k):
+                    self.keys[self.ptr:self.ptr + k.size(0)] = k
+                    self.ptr = (self.ptr + k.size(0)) % 1024
+
+            queue = Queue()
+            for x, _ in loader:
+                k = model(x)
+                k.sum().backward()
+                optimizer.step()
+                queue.push(k)  # TLK102
+            """,
+            "a write into a registered buffer keeps a link to every version written, overwritten slots included",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(

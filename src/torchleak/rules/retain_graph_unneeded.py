@@ -77,6 +77,28 @@ class RetainGraphUnneeded(Rule):
             """,
             "the second of two backward passes needs no retained graph",
         ),
+        Flagged(
+            """
+            class GAN:
+                def backward_G(self):
+                    self.loss_G = criterion(self.net_D(self.fake), self.real_label)
+                    self.loss_G.backward(retain_graph=True)  # TLK201
+
+                def backward_D(self):
+                    self.loss_D = criterion(self.net_D(self.fake.detach()), self.fake_label)
+                    self.loss_D.backward()
+
+                def optimize(self, x):
+                    self.fake = self.net_G(x)
+                    self.backward_G()
+                    self.backward_D()
+
+            gan = GAN()
+            for x, _ in loader:
+                gan.optimize(x)
+            """,
+            "a helper called once per batch whose later backward (on detached fakes) does not reuse the graph",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(

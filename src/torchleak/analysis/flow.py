@@ -2302,7 +2302,7 @@ def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
         name = aliases.qualify(func) or ""
         if isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
             return _backward_roots(func.value, aliases)
-        if name.startswith("torch.") or name in vocab.PASSING_BUILTINS or (
+        if (name.startswith("torch.") and not name.startswith("torch.nn.")) or name in vocab.PASSING_BUILTINS or (
             isinstance(func, cst.Attribute) and func.attr.value in ("scale", *vocab.PASSING_WRAPPERS)
         ):
             return set().union(*(_backward_roots(arg.value, aliases) for arg in node.args))

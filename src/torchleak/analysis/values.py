@@ -192,8 +192,8 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
         inner = tuple_of(elements)
         return Value(inner.state if value.kind is Kind.TUPLE else _joined_state([value.with_state(value.state), inner]),
                      value.kind, inner.double_backward or value.double_backward, elements, value.cls)
-    if not value.params:
-        return value
+    if not value.params or value.detached:
+        return replace(value, params=frozenset()) if value.params else value  # no_grad or .detach(): whatever it was given
     inherited = [arguments[i] for i in value.params if i in arguments]
     if value.attached or any(a.records_graph for a in inherited):
         state = State.ATTACHED

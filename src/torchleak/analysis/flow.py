@@ -1314,6 +1314,10 @@ class _Walker:
                 annotated = _annotated_class(param)
                 info = self.context.classes[annotated]
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=annotated)
+            elif self.context.imported_class(_annotated_class(param)) is not None:
+                imported = self.context.imported_class(_annotated_class(param))
+                assert imported is not None
+                walker.env[key] = Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
             elif walker._is_evident_module(key):
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
             elif walker._is_backwarded(key):

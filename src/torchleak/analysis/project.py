@@ -138,7 +138,8 @@ def _module_file(name: str, directory: str, root: str, level: int) -> Optional[s
 
 
 def _uses(source: str, local: str) -> bool:
-    """Whether ``source`` calls ``local``, reads an attribute of it or names it as a base."""
+    """Whether ``source`` calls ``local``, reads an attribute of it, names it as a base, or
+    annotates a parameter with it (``meter: AverageMeter``: its methods are then followed)."""
     name = re.escape(local)
     return re.search(rf"\b{name}\s*[(.]|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b", source, re.MULTILINE) is not None
 

@@ -158,6 +158,14 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def _binds_self(node: cst.Call, summary: Summary) -> bool:
+    """The call passes ``self`` implicitly: ``obj.method(x)``, or ``obj(x)`` for ``forward``/``__call__``."""
+    names = summary.parameters
+    if not names or names[0] not in ("self", "cls"):
+        return False
+    return isinstance(node.func, cst.Attribute) or summary.name.rsplit(".", 1)[-1] in ("forward", "__call__")
+
+
 def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
@@ -1734,6 +1742,15 @@ class _Walker:
         forward = self.context.method(module.cls, "forward") if module.cls else None
         if forward is not None and node is not None and owner is not None and id(forward) not in self.context.in_progress:
             self._forward_effects(forward, module, arguments, node, owner)
+        elif forward is None and module.cls and node is not None and owner is not None:
+            # A module class of another module of the project: what its forward keeps on
+            # ``self`` from its input, seen at this call (its summary names its file).
+            imported = self.context.imported_method(module.cls, "forward")
+            if imported is not None:
+                bound = {0: module, **{i + 1: a for i, a in enumerate(arguments)}}
+                effects = [e for e in imported.effects if e.target.startswith("self.") and e.value.params - {0}]
+                if effects:
+                    self._apply_effects(node, replace(imported, effects=effects), bound)
 
     def _forward_effects(
         self, forward: cst.FunctionDef, module: Value, arguments: list[Value], node: cst.Call, owner: str
@@ -1853,7 +1870,7 @@ class _Walker:
             name = func.attr.value
             if name.startswith("__") or name in _COMMON_METHODS or any(name in info.methods for info in self.context.classes.values()):
                 return None
-            candidates = [c.methods[name] for c in self.context.externals.names.values() if isinstance(c, ClassSummary) and name in c.methods]
+            candidates = self.context.externals.methods_named(name)
             if len(candidates) == 1 and candidates[0].effects:
                 return candidates[0]
         return None
@@ -1920,7 +1937,7 @@ class _Walker:
         names = list(summary.parameters)
         bound: dict[int, Value] = {}
         offset = 0
-        if names and names[0] in ("self", "cls") and isinstance(node.func, cst.Attribute):
+        if _binds_self(node, summary):
             bound[0] = receiver
             offset = 1
         position = offset
@@ -1940,14 +1957,16 @@ class _Walker:
         func = node.func
         if target.startswith("self."):
             if not isinstance(func, cst.Attribute):
-                return None
+                # ``memory(feats)``: the instance called is ``self``
+                owner = dotted(func) if summary.name.rsplit(".", 1)[-1] in ("forward", "__call__") else None
+                return f"{owner}.{target[len('self.'):]}" if owner is not None else None
             owner = dotted(func.value)
             return f"{owner}.{target[len('self.'):]}" if owner is not None else None
         if target.startswith("arg"):
             head, _, rest = target.partition(".")
             index = int(head[3:])
             names = list(summary.parameters)
-            offset = 1 if names and names[0] in ("self", "cls") and isinstance(func, cst.Attribute) else 0
+            offset = 1 if _binds_self(node, summary) else 0
             argument_nodes = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
             name = names[index] if index < len(names) else ""
             keyword_nodes = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
@@ -2033,7 +2052,7 @@ class _Walker:
         """The argument of the call whose attachment an effect's value inherits (``loss`` in
         ``meter.update(loss, n)``), for messages and fixes."""
         names = list(summary.parameters)
-        offset = 1 if names and names[0] in ("self", "cls") and isinstance(node.func, cst.Attribute) else 0
+        offset = 1 if _binds_self(node, summary) else 0
         positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
         keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
         for index in sorted(value.params):

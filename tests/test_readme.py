@@ -29,7 +29,8 @@ def test_ci_runs_the_readmes_test_command() -> None:
 
 
 def test_no_invented_urls_machine_paths_or_tracker_numbers() -> None:
-    texts = {path.name: path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+    pages = sorted(path for path in (ROOT / "docs").rglob("*") if path.suffix in (".md", ".json"))
+    texts = {str(path.relative_to(ROOT)): path.read_text() for path in [ROOT / "README.md", *pages]}
     texts["docs.py"] = (ROOT / "src" / "torchleak" / "docs.py").read_text()
     for name, text in texts.items():
         assert "github.com/torchleak" not in text, name

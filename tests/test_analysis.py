@@ -1720,3 +1720,132 @@ def test_a_parameter_annotated_with_a_class_of_the_file_is_its_instance():
         """
     )
     assert carried_keys(facts) == {("bank.memory", "Bank.forward")}
+
+
+# --------------------------------------------------------------------------- real repositories (docs/evidence/repo-review.md)
+def _held(src: str) -> list[str]:
+    from torchleak.analysis.queries import held_across_iterations
+
+    facts = facts_of(src)
+    return [facts.code(event.node).strip() for event, _ in held_across_iterations(facts, double_backward=False)]
+
+
+def test_a_project_decorator_named_like_inference_mode_switches_grad_off():
+    source = """
+        from utils.torch_utils import smart_inference_mode
+        @smart_inference_mode()
+        def run(model, loader):
+            outs = []
+            for x in loader:
+                outs.append(model(x))
+            return outs
+        """
+    assert summary_of(facts_of(source), "run").no_grad
+    assert _held(source) == []
+
+
+def test_what_comes_with_a_loss_from_an_unseen_loss_callable_is_not_known_attached():
+    facts = facts_of(
+        """
+        from utils.loss import ComputeLoss
+        def train(model, loader, optimizer):
+            compute_loss = ComputeLoss(model)
+            mloss = torch.zeros(3)
+            for i, (imgs, targets) in enumerate(loader):
+                loss, loss_items = compute_loss(model(imgs), targets)
+                loss.backward()
+                optimizer.step()
+                mloss = (mloss * i + loss_items) / (i + 1)
+        """
+    )
+    assert attached(facts, "train", "loss")
+    assert value_of(facts, "train", "loss_items").state is State.UNKNOWN
+    assert carried_keys(facts) == set() and function(facts, "train").accumulations == []
+
+
+def test_an_object_torch_load_gives_is_a_module_when_the_file_treats_it_as_one():
+    facts = facts_of(
+        """
+        import torch
+        model = torch.load("model.pt")
+        model.eval()
+        hidden = None
+        for _ in range(100):
+            output, hidden = model(token, hidden)
+            token = output.argmax(-1)
+        """
+    )
+    assert carried_keys(facts) == {("hidden", "")}
+
+
+def test_a_module_method_returning_no_graph_runs_forward_passes_whose_graphs_nothing_backwards():
+    source = """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = []
+                for d in range(3):
+                    self.layers = self.layers + [nn.Linear(4, 4)]
+            def predict(self, x):
+                scores = []
+                for label in range(10):
+                    h = x + label
+                    for layer in self.layers:
+                        h = layer(h)
+                    scores.append(h.pow(2).mean(1))
+                return torch.stack(scores, 1).argmax(1)
+        """
+    assert _held(source) == ["scores.append(h.pow(2).mean(1))"]
+    returned = source.replace("return torch.stack(scores, 1).argmax(1)", "return torch.stack(scores, 1)")
+    assert _held(returned) == []  # a caller may backward what it returns
+
+
+def test_a_forward_helper_of_a_base_class_called_from_a_subclass_forward_is_one_forward_pass():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        class Base(nn.Module):
+            def _unroll(self, xs, h):
+                outs = []
+                for x in xs:
+                    h = self.cell(x, h)
+                    outs.append(h)
+                return torch.stack(outs), h
+        class Net(Base):
+            def forward(self, xs, h):
+                return self._unroll(xs, h)
+        """
+    )
+    assert carried_keys(facts) == set()
+    assert not loop_with(facts, "for x in xs").is_batch_loop
+
+
+def test_storing_a_wrapper_of_a_loss_from_before_the_loop_keeps_one_graph():
+    assert _held(
+        """
+        loss = criterion(model(x), y)
+        loss.backward()
+        losses = []
+        for batch in eval_loader:
+            with torch.no_grad():
+                out = model(batch)
+            losses.append(loss.repeat(4))
+        """
+    ) == []
+
+
+def test_an_unseen_callee_given_the_value_may_backward_it():
+    from torchleak.rules.held_across_iterations import HeldAcrossIterations
+
+    facts = facts_of(
+        """
+        from somelib import update
+        for x in loader:
+            out = model(x)
+            update(out)
+            outs.append(out)
+        """
+    )
+    messages = [report.fields["fix"] for report in HeldAcrossIterations().check(facts)]
+    assert len(messages) == 1 and "no_grad" not in messages[0]

@@ -45,6 +45,9 @@ class Loop:
     in_module_method: bool = False
     #: How many ``if``/``try`` branches enclose the loop statement.
     branch_depth: int = 0
+    #: The body passes an attached value to a callee the analysis cannot see into (another
+    #: package's function): it may backward it, so "nothing backwards it" is not certain.
+    opaque_use: bool = False
 
     @property
     def is_batch_loop(self) -> bool:
@@ -119,6 +122,9 @@ class Store(Event):
     #: The statement is in this callee, which computes the attached value itself (a method that
     #: runs the policy and appends its output): the fix goes there, not at the call.
     in_callee: str = ""
+    #: The callee also returns (a value computed from) the argument it stores: passing it
+    #: detached would cut the caller's gradient, so the fix is in the callee.
+    argument_returned: bool = False
 
 
 @dataclass(frozen=True, eq=False)

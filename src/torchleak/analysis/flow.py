@@ -177,7 +177,8 @@ def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def _builds_or_is_unused(method: str, callers: set[tuple[str, str]]) -> bool:
     """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``)."""
     found = {caller.rsplit(".", 1)[-1] for callee, caller in callers if callee == method}
-    return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters"}
+    # ``forward`` of a subclass calling the base class's ``_forward_gru``: one forward pass.
+    return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters", "forward", "__call__"}
 
 
 def _annotated_class(param: cst.Param) -> str:
@@ -625,6 +626,8 @@ class _Walker:
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
+        #: The ``for``/``while`` loops of this function, as they are left.
+        self.own_loops: list[Loop] = []
         #: Depth of comprehensions being evaluated (their element expression runs per element).
         self.in_comprehension = 0
         #: A loop variable bound to a parameter of a module -> the module's key.
@@ -645,6 +648,13 @@ class _Walker:
             self._block(body)
         returns = join(*self.returns) if self.returns else NONE
         self.function.returns = returns
+        holds_no_graph = returns.detached and returns.kind in (Kind.TENSOR, Kind.NUMBER)
+        if self.in_module_method and holds_no_graph and not self.function.summary.calls_backward and not self.function.summary.effects:
+            # A module's method that runs forward passes in a loop and returns no graph
+            # (``predict`` returning an argmax): what the loop keeps, nothing can backward.
+            for loop in self.own_loops:
+                if loop.has_forward:
+                    loop.in_module_method = False
         summary = self.function.summary
         summary.returns = returns
         summary.parameters = tuple(self.parameters)
@@ -858,8 +868,13 @@ class _Walker:
                     self._bind(t.value, v.value, self.values.get(id(v.value), value), statement)
                 return
             starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
+            # ``loss, parts = compute_loss(pred, y)`` from a loss callable the file does not show:
+            # the loss is attached, what comes with it (logged parts) is not known to be.
+            loss_call = value.elements is None and self._is_unseen_loss_call(value_node)
             for index, element in enumerate(target.elements):
                 part = value.part() if starred else value.element(index)
+                if loss_call and index > 0 and part.attached:
+                    part = replace(part, state=State.UNKNOWN)
                 self._bind(element.value, value_node, part, statement)
             return
         if isinstance(target, cst.StarredElement):
@@ -954,7 +969,10 @@ class _Walker:
         known = attributes.get((cls, attribute))
         if value.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.FUNCTION_MODULE, Kind.LOADER, Kind.INSTANCE):
             attributes[(cls, attribute)] = value
-        elif known is None and self.function.summary.name.endswith("__init__"):
+        elif self.function.summary.name.endswith("__init__") and (
+            known is None or (value.kind is Kind.CONTAINER and value.elements and all(e.is_module for e in value.elements))
+        ):
+            # (a plain list of modules built up in ``__init__`` is known by its modules)
             attributes[(cls, attribute)] = replace(value, params=frozenset())
         if self.function.summary.name.endswith("__init__"):
             return
@@ -999,6 +1017,16 @@ class _Walker:
     def _feeds_backward(self, node: cst.BaseExpression) -> bool:
         feeds = self.context.evidence.feeds_backward
         return any((scope, key) in feeds for name in data_mentions(node) for scope, key in self._evidence_keys(name))
+
+    def _is_unseen_loss_call(self, node: cst.BaseExpression) -> bool:
+        """A call that is a loss by its name only (no summary, no loss class in sight)."""
+        if not isinstance(node, cst.Call) or self._resolve(node.func) is not None:
+            return False
+        key = dotted(node.func)
+        if key is not None and self._lookup(key).kind in (Kind.LOSS_FUNCTION, Kind.MODULE, Kind.INSTANCE):
+            return False
+        name = self.context.aliases.qualify(node.func) or ""
+        return self._is_loss_call(key, last_identifier(node.func) or "", name) and not name.startswith("torch.")
 
     def _is_loss_like(self, node: cst.BaseExpression) -> bool:
         """A loss: backwarded in this loop, or computed by a loss function."""
@@ -1085,6 +1113,8 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(value_node), key)
+        if container.kind is Kind.TENSOR and self.no_grad:
+            return  # a write into a tensor under no_grad records nothing
         if container.kind is Kind.TENSOR and (value.attached or value.params):
             # ``queue[:, ptr] = feats``: a write into a tensor keeps a link to what was written
             # and to the tensor's previous versions, overwritten slots included.
@@ -1158,7 +1188,9 @@ class _Walker:
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
         element = iterable.part() if iterable.attached or iterable.params else UNKNOWN
-        if iterable.kind is Kind.MODULE and iterable.elements:
+        if iterable.kind in (Kind.MODULE, Kind.CONTAINER) and iterable.elements and all(
+            e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in iterable.elements
+        ):
             element = join(*iterable.elements)  # ``for layer in self.layers``: one of its modules
             owner = dotted(node.iter)
             if isinstance(node.target, cst.Name) and owner is not None:
@@ -1255,6 +1287,7 @@ class _Walker:
         loop.end = self.context.seq
         self.loops.pop()
         self.context.facts.loops.append(loop)
+        self.own_loops.append(loop)
 
     def _with(self, node: cst.With) -> None:
         saved = self.no_grad
@@ -1291,7 +1324,17 @@ class _Walker:
             return "off"
         if name in vocab.ENABLE_GRAD_CALLABLES:
             return "on"
+        if name not in self.context.functions and vocab.NO_GRAD_WRAPPER_NAME.search(last_identifier(node.func) or ""):
+            return "off"  # a project's own no-grad wrapper, defined out of sight
         return None
+
+    def _switches_grad_off(self, decorator: cst.BaseExpression) -> bool:
+        """``@torch.no_grad()``, ``@torch.inference_mode()``, or a wrapper of them the file does
+        not define (``@smart_inference_mode()`` from the project's utilities)."""
+        if self.context.aliases.qualify(decorator) in vocab.NO_GRAD_CALLABLES:
+            return True
+        identifier = last_identifier(decorator) or ""
+        return identifier not in self.context.functions and vocab.NO_GRAD_WRAPPER_NAME.search(identifier) is not None
 
     def walk_function(self, node: cst.FunctionDef, *, inherited_no_grad: bool) -> Function:
         done = self.context.walked.get(id(node))
@@ -1300,8 +1343,7 @@ class _Walker:
         name = node.name.value
         cls = self.context.owner.get(id(node))
         no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or name in self.context.no_grad_callees or any(
-            self.context.aliases.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-            in vocab.NO_GRAD_CALLABLES
+            self._switches_grad_off(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             for d in node.decorators
         )
         per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods
@@ -1430,7 +1472,10 @@ class _Walker:
             if self.no_grad:
                 return combine(left, right).with_state(State.DETACHED)
             if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
-                return join(left, right)
+                joined = join(left, right)
+                if left.elements is not None and right.elements is not None:
+                    return replace(joined, elements=left.elements + right.elements)  # list concatenation
+                return joined
             return combine(left, right)
         if isinstance(node, cst.UnaryOperation):
             operand = self.evaluate(node.expression)
@@ -1656,6 +1701,8 @@ class _Walker:
             return Value(State.ATTACHED)
         if name.startswith(vocab.DISTRIBUTION_PREFIX):
             return combine(*arguments) if arguments else UNKNOWN
+        if name in vocab.OBJECT_LOADERS:
+            return UNKNOWN
         if name.startswith("torch."):
             if name.startswith(("torch.utils.", "torch.cuda.", "torch.distributed.", "torch.backends.")):
                 return UNKNOWN
@@ -1707,6 +1754,11 @@ class _Walker:
                 inner = combine(*arguments) if arguments else DETACHED
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
             return combine(*arguments) if arguments else UNKNOWN
+        if any(argument.attached for argument in arguments) and not _is_logging(node) and not (
+            method in vocab.STORING_METHODS or receiver.kind in (Kind.CONTAINER, Kind.TENSOR, Kind.TUPLE)
+        ):
+            for loop in self.loops:
+                loop.opaque_use = True  # a callee the analysis cannot see may backward it
         return UNKNOWN
 
     def _forward(
@@ -2015,8 +2067,10 @@ class _Walker:
                 if top is not None:
                     self.context.facts.top_of.setdefault(id(inner.node), top)
             elif effect.kind == "store":
+                returned = bool(effect.value.params & summary.returns.params - {0})
                 self.function.stores.append(
-                    Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument, value, frozenset({"<call>"}), via)
+                    Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
+                          value, frozenset({"<call>"}), via, argument_returned=returned)
                 )
             elif effect.kind == "accumulate":
                 self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)

@@ -17,6 +17,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Final, Optional
 
+from torchleak.analysis import torch_knowledge as vocab
+
 _NO_GRAD_NAMES: Final = frozenset({"no_grad", "inference_mode"})
 
 
@@ -58,13 +60,17 @@ def _is_no_grad_block(node: ast.AST) -> bool:
     without grad too)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return any(
-            _identifier(decorator.func if isinstance(decorator, ast.Call) else decorator) in _NO_GRAD_NAMES
+            _switches_grad_off(_identifier(decorator.func if isinstance(decorator, ast.Call) else decorator))
             for decorator in node.decorator_list
         )
     return isinstance(node, (ast.With, ast.AsyncWith)) and any(
-        isinstance(item.context_expr, ast.Call) and _identifier(item.context_expr.func) in _NO_GRAD_NAMES
+        isinstance(item.context_expr, ast.Call) and _switches_grad_off(_identifier(item.context_expr.func))
         for item in node.items
     )
+
+
+def _switches_grad_off(identifier: str) -> bool:
+    return identifier in _NO_GRAD_NAMES or vocab.NO_GRAD_WRAPPER_NAME.search(identifier) is not None
 
 
 def _statements(nodes: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -8,7 +8,8 @@ from typing import Final, Optional, Union
 
 import libcst as cst
 
-from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store
+from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
+from torchleak.analysis.flow import data_mentions
 
 Held = Union[Accumulation, Store]
 
@@ -109,6 +110,8 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
         return False
     if function.summary.evaluates:
         return False  # ``model.eval()`` first: an evaluation pass, not a loss to backward
+    if function.returns.detached:
+        return False  # what it returns holds no graph (``torch.cat(scores).argmax()``)
     if evidence is None:
         return True
     if isinstance(event, Accumulation):
@@ -149,6 +152,8 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
                 continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
             if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
                 continue  # the first value of a slot the loop then updates: reported at the update
+            if not event.via and _loop_invariant(function, event.value_node, loop):
+                continue  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
             yield event, loop
     if not double_backward:
         yield from _stored_per_call(facts)
@@ -175,6 +180,16 @@ def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
                 continue
             if isinstance(function.node, cst.FunctionDef):
                 yield store, Loop(function.node, None, per_batch_method=True)
+
+
+def _loop_invariant(function: Function, node: cst.CSTNode, loop: Loop) -> bool:
+    """Every name ``node`` computes from keeps its value through ``loop``: each iteration
+    stores a new wrapper of one and the same graph, not a new graph."""
+    names = data_mentions(node)
+    if not names:
+        return False
+    rebound = {b.key for b in function.bindings if loop.contains(b.seq)} | loop.loop_targets
+    return not any(prefix in rebound for name in names for prefix in key_prefixes(name))
 
 
 def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:

@@ -23,6 +23,10 @@ NO_GRAD_METHODS: Final = frozenset(
     {"validation_step", "test_step", "predict_step", "validation_step_end", "test_step_end"}
 )
 
+#: A project's own wrapper of them, known by its name where its definition is out of sight
+#: (yolov5's ``@smart_inference_mode()``): a fallback, used only for decorators and ``with``.
+NO_GRAD_WRAPPER_NAME: Final = re.compile(r"(?:^|_)(?:no_grad|inference_mode)(?:$|_)")
+
 #: Context managers and decorators that switch autograd off for their body.
 NO_GRAD_CALLABLES: Final = frozenset(
     {
@@ -103,7 +107,7 @@ DETACHING_CALLABLES: Final = frozenset(
         "torch.argmax", "torch.argmin", "torch.argsort", "torch.eq", "torch.ne", "torch.lt",
         "torch.le", "torch.gt", "torch.ge", "torch.isnan", "torch.isinf", "torch.isfinite",
         "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.manual_seed",
-        "torch.save", "torch.load", "torch.device", "torch.Size", "torch.numel",
+        "torch.save", "torch.device", "torch.Size", "torch.numel",
         "torch.count_nonzero", "torch.nonzero", "torch.bincount", "torch.multinomial",
         "torch.bernoulli", "torch.poisson", "torch.searchsorted", "torch.bucketize",
     }
@@ -138,6 +142,10 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 
 # ------------------------------------------------------------------ constructors -> kinds
 #: ``torch.nn`` classes without parameters: their output is attached only if their input is.
+#: ``torch`` functions returning whatever was saved (a module, a state dict, a tensor): the
+#: file's use of the result says what it is.
+OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.export.load"})
+
 #: Modules that hold other modules; calling a Sequential runs each of them in order.
 MODULE_CONTAINERS: Final = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 

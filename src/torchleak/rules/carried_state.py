@@ -390,7 +390,7 @@ def _trains(facts: FileFacts, loop: Loop, binding: Binding) -> bool:
     evidence = facts.evidence
     return (
         loop.per_batch_method
-        or any(outer.has_backward for outer in loop.enclosing())
+        or any(outer.has_backward or outer.opaque_use for outer in loop.enclosing())
         or binding.function.summary.calls_backward
         or (evidence is not None and binding.function.name in evidence.backwarded_results)
     )

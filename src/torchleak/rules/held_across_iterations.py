@@ -436,11 +436,14 @@ class HeldAcrossIterations(Rule):
             value = statement_text(facts, event.value_node, limit=40)
             if isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)):
                 fix = "store .item() or .detach() of each tensor in it"
-            elif not loop.has_backward and not loop.per_batch_method:
+            elif not loop.has_backward and not loop.per_batch_method and not loop.opaque_use:
                 fix = f"this loop never calls backward: run it under torch.no_grad(), or store {value}.detach()"
             else:
                 fix = f"store {value}.detach() (or .item() for a number)"
-            if event.in_callee:
+            if event.argument_returned:
+                callee = event.via.split(" ", 1)[0]
+                fix = f"store {value}.detach() inside {callee} (it also returns what it computes from it, so passing it detached would stop its gradient)"
+            elif event.in_callee:
                 fix = f"store {value}.detach() there (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
             elif event.via and "forward hook" not in event.via:
                 fix = f"pass {value}.detach() (or .item() for a number)"
@@ -454,4 +457,7 @@ class HeldAcrossIterations(Rule):
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         """Store ``.detach()`` of the value (of each attached value in a literal)."""
-        return detach_fix(facts, report.event) if isinstance(report.event, Store) else None
+        event = report.event
+        if not isinstance(event, Store) or event.argument_returned:
+            return None  # the detach belongs in the callee, which needs the attached value
+        return detach_fix(facts, event)

@@ -1849,3 +1849,22 @@ def test_an_unseen_callee_given_the_value_may_backward_it():
     )
     messages = [report.fields["fix"] for report in HeldAcrossIterations().check(facts)]
     assert len(messages) == 1 and "no_grad" not in messages[0]
+
+
+def test_a_parameter_every_call_passes_an_instance_of_a_class_of_the_file_is_one():
+    source = """
+        import torch.nn as nn
+        class Norm(nn.Module):
+            def forward(self, x):
+                self.mean = 0.9 * self.mean + 0.1 * x.mean(0)
+                return x - self.mean
+        def train(model, loader):
+            for x in loader:
+                model(encoder(x)).sum().backward()
+        def main():
+            train(Norm(), loader)
+        """
+    assert carried_keys(facts_of(source)) == {("model.mean", "Norm.forward")}
+    two = source.replace("train(Norm(), loader)", "train(Norm(), loader)\n            train(Other(), loader)")
+    two = two.replace("def train(", "class Other(nn.Module):\n            pass\n        def train(")
+    assert carried_keys(facts_of(two)) == set()  # the calls disagree: the class is not known

@@ -350,11 +350,13 @@ class Evidence:
     feeds_backward: set[tuple[str, str]] = field(default_factory=set)
     #: (callee, caller) for calls of the file's functions.
     callers: set[tuple[str, str]] = field(default_factory=set)
+    #: (function, parameter position, class): a call passes an instance of a class of the file.
+    argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
-            + len(self.feeds_backward) + len(self.called) + len(self.callers)
+            + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes)
         )
 
 
@@ -373,6 +375,8 @@ class _Observations:
     #: Methods called from outside their class (``ddpm.sample()`` in a script, not from ``__init__``).
     #: (callee, caller) for calls of the file's functions.
     callers: set[tuple[str, str]] = field(default_factory=set)
+    #: (function, parameter position, class): a call passes an instance of a class of the file.
+    argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
     #: (function, key, loop, whether the key is the backwarded value itself rather than an
     #: input of the call that computes it: ``loss`` in ``loss.mean()``, not ``x`` in ``model(x).sum()``).
@@ -552,11 +556,12 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence = Evidence(
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
-        set(previous.callers),
+        set(previous.callers), set(previous.argument_classes),
     )
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
     evidence.callers |= observations.callers
+    evidence.argument_classes |= observations.argument_classes
     backwarded_by_function: dict[int, set[str]] = {}
     for function, key, loop, root in observations.backward_keys:
         if root:
@@ -1328,6 +1333,14 @@ class _Walker:
             return "off"  # a project's own no-grad wrapper, defined out of sight
         return None
 
+    def _argument_class(self, function: str, index: int) -> Optional[str]:
+        """The class of the file every call in the file passes at ``index`` (None if they differ)."""
+        classes = {cls for name, position, cls in self.context.evidence.argument_classes if name == function and position == index}
+        if len(classes) == 1:
+            (cls,) = classes
+            return cls if cls in self.context.classes else None
+        return None
+
     def _switches_grad_off(self, decorator: cst.BaseExpression) -> bool:
         """``@torch.no_grad()``, ``@torch.inference_mode()``, or a wrapper of them the file does
         not define (``@smart_inference_mode()`` from the project's utilities)."""
@@ -1368,6 +1381,12 @@ class _Walker:
                 imported = self.context.imported_class(_annotated_class(param))
                 assert imported is not None
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
+            elif self._argument_class(qualified, index) is not None:
+                # ``train(model, ...)`` called with ``model = Net()``: every call passes a ``Net``
+                passed = self._argument_class(qualified, index)
+                assert passed is not None
+                info = self.context.classes[passed]
+                walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=passed)
             elif walker._is_evident_module(key):
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
             elif walker._is_backwarded(key):
@@ -1948,6 +1967,9 @@ class _Walker:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
+        for index, value in self._bind_arguments(node, callee.summary, receiver, arguments).items():
+            if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
+                self.context.observations.argument_classes.add((callee.name, index, value.cls))
         self.context.observations.callers.add((callee.name, self.function.name))
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 

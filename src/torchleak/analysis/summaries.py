@@ -224,3 +224,8 @@ class Externals:
             head, _, last = head.rpartition(".")
             rest = f"{last}.{rest}"
         return None
+
+    def methods_named(self, method: str) -> list[Summary]:
+        """The method ``method`` of each imported class that has one (``meter.update`` on an
+        object whose class the file does not show)."""
+        return [c.methods[method] for c in self.names.values() if isinstance(c, ClassSummary) and method in c.methods]

@@ -104,14 +104,15 @@ def test_imports_resolve_to_the_projects_own_files(tmp_path: Path) -> None:
             import pkg.meters
             from pkg.star import keep
             from pkg import meters as m
-            from helpers import twice as only_annotated
+            from helpers import twice as annotates
+            from helpers import twice as only_mentioned  # in this comment, and in the string below
 
-            def run(x: only_annotated):
-                twice(x), PublicMeter(), ops.keep, pkg.meters.Meter, keep(x), m.Meter
+            def run(x: annotates):
+                twice(x), PublicMeter(), ops.keep, pkg.meters.Meter, keep(x), m.Meter, "only_mentioned"
         """,
     })
     found = externals(tmp_path, "scripts/train.py")
-    assert set(found.names) == {"twice", "PublicMeter", "ops", "pkg.meters", "keep", "m"}
+    assert set(found.names) == {"twice", "PublicMeter", "ops", "pkg.meters", "keep", "m", "annotates"}
     assert isinstance(found.names["PublicMeter"], ClassSummary) and found.names["PublicMeter"].module == "src/pkg/meters.py"
     assert isinstance(found.resolve("ops.keep"), Summary)
     assert isinstance(found.resolve("pkg.meters.Meter"), ClassSummary)
@@ -150,15 +151,16 @@ def test_import_cycles_terminate_at_a_fixpoint(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the cache
 def test_warm_cache_reads_no_source_and_an_edit_invalidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\nMeter()\n"})
-    cold = externals(tmp_path, "train.py", cache=True)
+    cold = dict(externals(tmp_path, "train.py", cache=True).names)  # names are summarised when asked for
     assert (tmp_path / ".torchleak_cache/.gitignore").read_text().endswith("*\n")
 
-    def no_parsing(self: object, module: str) -> None:
-        raise AssertionError(f"parsed {module} although its summary is cached")
+    def no_reading(*args: object) -> None:
+        raise AssertionError(f"read {args[-2]} although its summary is cached")
 
-    monkeypatch.setattr(project.ProjectIndex, "_parse", no_parsing)
+    monkeypatch.setattr(project, "_read_outline", no_reading)
+    monkeypatch.setattr(project.ProjectIndex, "_summarise", no_reading)
     warm = externals(tmp_path, "train.py", cache=True)
-    assert warm.names == cold.names
+    assert dict(warm.names) == cold
     monkeypatch.undo()
     monkeypatch.chdir(tmp_path)
     (tmp_path / "utils.py").write_text(textwrap.dedent(METER).replace("self.sum += val", "self.sum += float(val)"))

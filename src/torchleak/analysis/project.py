@@ -28,10 +28,10 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Final, Optional, Union
+from typing import Any, Final, Optional, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
@@ -52,7 +52,7 @@ from torchleak.cache import DIRECTORY_NAME, Cache, enabled_by_environment, finge
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 ROOT_MARKERS: Final = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 1
+SCHEMA: Final = 2
 #: Import cycles: rounds of summarising their modules before giving up on a fixpoint.
 FIXPOINT_ROUNDS: Final = 3
 #: The most modules one file's imports may make the index read (a bound on cold-cache cost).
@@ -60,6 +60,8 @@ MAX_MODULES: Final = 300
 #: Re-exports followed through at most this many ``__init__.py`` files.
 MAX_REEXPORT_DEPTH: Final = 8
 _NAMESPACE: Final = "modules"
+#: Texts and ``ast`` trees of the modules read last, kept for their summaries.
+_KEPT_TREES: Final = 8
 #: Importers whose summaries are read to learn what they backward (a bound on cold-cache cost).
 MAX_IMPORTERS: Final = 20
 #: Files of a project scanned for importers (beyond, importers stay unknown).
@@ -137,49 +139,135 @@ def _module_file(name: str, directory: str, root: str, level: int) -> Optional[s
     return None
 
 
+class _Uses:
+    """Which names a module's text calls, reads an attribute of, names as a base or annotates
+    with: one scan of the text for all its imports (a pattern per import costs a pass over the
+    text each)."""
+
+    _ACCESSED = re.compile(r"\b(\w+)\s*[(.]")
+    #: ``(meter: Meter`` or ``, meter: "Meter"``: a parameter's annotation.
+    _ANNOTATIONS = re.compile(r"[(,]\s*\*{0,2}\w+\s*:\s*[\"']?(\w+)\b")
+    _BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._named: Optional[frozenset[str]] = None
+
+    def __call__(self, local: str) -> bool:
+        if "." in local or not local.isidentifier():
+            return _uses(self._source, local)
+        if self._named is None:
+            source = self._source
+            bases = (word for written in self._BASES.findall(source) for word in re.findall(r"\w+", written))
+            self._named = frozenset((*self._ACCESSED.findall(source), *self._ANNOTATIONS.findall(source), *bases))
+        return local in self._named
+
+
 def _uses(source: str, local: str) -> bool:
     """Whether ``source`` calls ``local``, reads an attribute of it, names it as a base, or
     annotates a parameter with it (``meter: AverageMeter``: its methods are then followed)."""
     name = re.escape(local)
-    return re.search(rf"\b{name}\s*[(.]|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b", source, re.MULTILINE) is not None
+    return re.search(rf"\b{name}\s*[(.]|[(,]\s*\*{{0,2}}\w+\s*:\s*[\"']?{name}\b|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b", source, re.MULTILINE) is not None
+
+
+#: An import statement in either tree: ``(None, level, [(name, asname)])`` for ``import a.b as
+#: c``; ``(base, level, names)`` for ``from base import ...`` with ``names`` None for ``*``.
+_ImportSpec = tuple[Optional[str], int, Optional[list[tuple[str, Optional[str]]]]]
+
+
+def _bindings_of(specs: Iterator[_ImportSpec], file: Path, root: Path, source: str) -> list[ImportBinding]:
+    directory, root_text = str(file.parent), str(root)
+    own = _relative(file, root)
+    uses = _Uses(source)
+    found: list[ImportBinding] = []
+    for base, level, names in specs:
+        if base is None:  # ``import a.b [as c]``
+            for name, asname in names or ():
+                module = _module_file(name, directory, root_text, 0)
+                if module is None or module == own:
+                    continue
+                local = asname or name
+                found.append(ImportBinding(local, module, None, uses(local)))
+            continue
+        if names is None:
+            module = _module_file(base, directory, root_text, level)
+            if module is not None and module != own:
+                found.append(ImportBinding("*", module, "*"))
+            continue
+        for imported, asname in names:
+            local = asname or imported
+            submodule = _module_file(f"{base}.{imported}" if base else imported, directory, root_text, level)
+            if submodule is not None and submodule != own:
+                found.append(ImportBinding(local, submodule, None, uses(local)))
+                continue
+            module = _module_file(base, directory, root_text, level)
+            if module is not None and module != own:
+                found.append(ImportBinding(local, module, imported, uses(local)))
+    return found
 
 
 def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, source: str) -> list[ImportBinding]:
     """The bindings of the import statements among ``statements`` that reach project modules;
     ``source`` (the importing module's text) tells which of them the code uses."""
-    directory, root_text = str(file.parent), str(root)
-    own = _relative(file, root)
-    found: list[ImportBinding] = []
-    for statement in statements:
-        if isinstance(statement, cst.Import):
-            for alias in statement.names:
-                name = dotted(alias.name) or ""
-                module = _module_file(name, directory, root_text, 0)
-                if module is None or module == own:
+
+    def specs() -> Iterator[_ImportSpec]:
+        for statement in statements:
+            if isinstance(statement, cst.Import):
+                yield None, 0, [(dotted(alias.name) or "", _asname(alias)) for alias in statement.names]
+            elif isinstance(statement, cst.ImportFrom):
+                base = dotted(statement.module) if statement.module is not None else ""
+                if base is None:
                     continue
-                local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
-                found.append(ImportBinding(local, module, None, _uses(source, local)))
-        elif isinstance(statement, cst.ImportFrom):
-            level = len(statement.relative)
-            base = dotted(statement.module) if statement.module is not None else ""
-            if base is None:
-                continue
-            if isinstance(statement.names, cst.ImportStar):
-                module = _module_file(base, directory, root_text, level)
-                if module is not None and module != own:
-                    found.append(ImportBinding("*", module, "*"))
-                continue
-            for alias in statement.names:
-                imported = dotted(alias.name) or ""
-                local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else imported
-                submodule = _module_file(f"{base}.{imported}" if base else imported, directory, root_text, level)
-                if submodule is not None and submodule != own:
-                    found.append(ImportBinding(local, submodule, None, _uses(source, local)))
-                    continue
-                module = _module_file(base, directory, root_text, level)
-                if module is not None and module != own:
-                    found.append(ImportBinding(local, module, imported, _uses(source, local)))
-    return found
+                if isinstance(statement.names, cst.ImportStar):
+                    yield base, len(statement.relative), None
+                else:
+                    yield base, len(statement.relative), [(dotted(alias.name) or "", _asname(alias)) for alias in statement.names]
+
+    return _bindings_of(specs(), file, root, source)
+
+
+def _asname(alias: cst.ImportAlias) -> Optional[str]:
+    return alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
+
+
+def _ast_bindings(tree: ast.Module, file: Path, root: Path, source: str) -> list[ImportBinding]:
+    """``import_bindings`` read from an ``ast`` tree (every import, nested ones included, in
+    source order as libcst's walk meets them)."""
+    def specs() -> Iterator[_ImportSpec]:
+        for node in _ast_imports(tree.body):
+            if isinstance(node, ast.Import):
+                yield None, 0, [(alias.name, alias.asname) for alias in node.names]
+            elif len(node.names) == 1 and node.names[0].name == "*":
+                yield node.module or "", node.level, None
+            else:
+                yield node.module or "", node.level, [(alias.name, alias.asname) for alias in node.names]
+
+    return _bindings_of(specs(), file, root, source)
+
+
+#: Clauses holding statements: ``except`` and (Python 3.10+) ``case``.
+_CLAUSES: tuple[type, ...] = (ast.ExceptHandler, *(getattr(ast, name) for name in ("match_case",) if hasattr(ast, name)))
+
+
+def _ast_imports(body: list[ast.stmt]) -> Iterator[Union[ast.Import, ast.ImportFrom]]:
+    """Every import statement of ``body``, nested ones included, in source order (statements
+    only: an import is never inside an expression)."""
+    stack: list[ast.stmt] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        nested: list[ast.stmt] = []
+        for name in ("body", "orelse", "handlers", "finalbody", "cases"):
+            part = getattr(node, name, None)
+            if isinstance(part, list):
+                for item in part:
+                    if isinstance(item, _CLAUSES):
+                        nested.extend(getattr(item, "body", ()))
+                    elif isinstance(item, ast.stmt):
+                        nested.append(item)
+        stack.extend(reversed(nested))
 
 
 def _iter_imports(body: Union[cst.Module, cst.CSTNode]) -> Iterator[cst.CSTNode]:
@@ -192,42 +280,115 @@ def _iter_imports(body: Union[cst.Module, cst.CSTNode]) -> Iterator[cst.CSTNode]
             yield statement
 
 
-# --------------------------------------------------------------------------- the index
-@dataclass
-class _Entry:
-    """One module of the project as the index knows it."""
+# --------------------------------------------------------------------------- outlines
+@dataclass(frozen=True)
+class _ClassOutline:
+    """A top-level class as ``ast`` shows it: its own methods and its bases as written."""
 
-    summary: ModuleSummary
+    methods: frozenset[str]
+    #: Each positional base as a dotted name (``nn.Module``), None when it is not one.
+    bases: tuple[Optional[str], ...]
+
+
+@dataclass
+class _Outline:
+    """What a module defines at its top level and imports, read with ``ast`` (several times
+    cheaper than libcst): enough to follow re-exports, and to know which of its names could
+    need its summary at all, without summarising it."""
+
     bindings: list[ImportBinding]
-    #: Every file the summary was computed from (itself included): path -> (size, mtime_ns).
-    deps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    functions: frozenset[str]
+    classes: dict[str, _ClassOutline]
+    #: (size, mtime_ns) of the file it was read from.
+    stamp: Optional[tuple[int, int]]
+    #: The text and tree it was read from (handed to the index's short memory, then dropped).
+    source: Optional[str] = None
+    tree: Optional[ast.Module] = None
+
+    @property
+    def used(self) -> list[ImportBinding]:
+        return [binding for binding in self.bindings if binding.used]
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "summary": self.summary.to_dict(),
             "bindings": [[b.local, b.module, b.symbol, b.used] for b in self.bindings],
-            "deps": {path: list(stamp) for path, stamp in self.deps.items()},
+            "functions": sorted(self.functions),
+            "classes": {name: [sorted(info.methods), list(info.bases)] for name, info in self.classes.items()},
+            "stamp": list(self.stamp) if self.stamp is not None else None,
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> _Entry:
-        bindings = [ImportBinding(str(local), str(module), None if symbol is None else str(symbol), bool(used)) for local, module, symbol, used in data["bindings"]]  # type: ignore[attr-defined]
-        deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in data["deps"].items()}  # type: ignore[attr-defined]
-        return cls(ModuleSummary.from_dict(data["summary"]), bindings, deps)  # type: ignore[arg-type]
+    def from_dict(cls, data: Mapping[str, Any]) -> _Outline:
+        bindings = [ImportBinding(str(local), str(module), None if symbol is None else str(symbol), bool(used)) for local, module, symbol, used in data["bindings"]]
+        classes = {
+            str(name): _ClassOutline(frozenset(str(method) for method in methods), tuple(None if base is None else str(base) for base in bases))
+            for name, (methods, bases) in data["classes"].items()
+        }
+        stamp = data["stamp"]
+        return cls(bindings, frozenset(str(name) for name in data["functions"]), classes, None if stamp is None else (int(stamp[0]), int(stamp[1])))
+
+
+def _ast_dotted(node: ast.expr) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _ast_dotted(node.value)
+        return f"{head}.{node.attr}" if head is not None else None
+    return None
+
+
+def _read_outline(path: Path, root: Path) -> _Outline:
+    stamp = fingerprint(path)
+    try:
+        source = path.read_bytes().decode("utf-8-sig")
+        tree = ast.parse(source)
+    except (OSError, UnicodeDecodeError, SyntaxError, RecursionError, ValueError, MemoryError):
+        return _Outline([], frozenset(), {}, stamp)
+    functions = frozenset(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    classes = {
+        node.name: _ClassOutline(
+            frozenset(member.name for member in node.body if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))),
+            tuple(_ast_dotted(base) for base in node.bases),
+        )
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+    return _Outline(_ast_bindings(tree, path, root, source), functions, classes, stamp, source, tree)
+
+
+# --------------------------------------------------------------------------- the index
+@dataclass
+class _Entry:
+    """A module's summary, and every file it was computed from: path -> (size, mtime_ns)."""
+
+    summary: ModuleSummary
+    deps: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
-class _Parsed:
-    """A module being summarised: its tree, imports and fingerprint."""
+class _Frame:
+    """A module being summarised (Tarjan's algorithm, run as the analyses ask for modules)."""
 
-    module: Optional[cst.Module]
-    source: str
-    bindings: list[ImportBinding]
-    stamp: Optional[tuple[int, int]]
+    module: str
+    depth: int
+    #: The lowest depth of a module still being summarised whose summary so far this one read.
+    low: int
+    summary: ModuleSummary
+    deps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Another module read this one's summary before it was finished (a cycle).
+    read_early: bool = False
+    #: A module needed for it was not summarised (the bound on modules): not written to disk.
+    truncated: bool = False
 
 
 class ProjectIndex:
-    """The summaries of one project's modules, for the files of that project being linted."""
+    """The summaries of one project's modules, for the files of that project being linted.
+
+    Everything is computed on demand: the linted file's analysis asks for the names it calls,
+    constructs or derives from (``_LazyNames``), and only the modules that define them are
+    summarised; a module a name is only re-exported through is read with ``ast``, never
+    summarised. A summary's own imports are resolved the same way while it is computed.
+    """
 
     def __init__(self, root: Path, settings: Settings, cache: Optional[Cache]) -> None:
         self.root = root
@@ -235,17 +396,28 @@ class ProjectIndex:
         self.settings = replace(settings, origin=None)
         self.cache = cache
         self._entries: dict[str, _Entry] = {}
+        #: Finished members of a cycle whose first module is still being summarised.
+        self._pending: dict[str, _Frame] = {}
+        self._outlines: dict[str, _Outline] = {}
+        #: Cache blobs read this run (one read per module per process), by module.
+        self._blobs: dict[str, Optional[dict[str, Any]]] = {}
+        self._active: list[_Frame] = []
+        self._open: dict[str, _Frame] = {}
+        self._computed = 0
+        self._texts: dict[str, tuple[str, ast.Module]] = {}
+        self._shapes: dict[tuple[str, str, int, bool], Optional[frozenset[tuple[str, str]]]] = {}
+        self._defines: dict[tuple[str, str, str], bool] = {}
         self._sources: Optional[list[tuple[str, str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
     def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: str) -> Externals:
         """What the import statements of ``file`` (any of them, nested ones included) bind,
-        and which of its functions' results the modules importing it backward."""
+        and which of its functions' results the modules importing it backward. Nothing is
+        summarised until the analysis asks for a name."""
+        self._computed = 0
         bindings = [binding for binding in import_bindings(statements, file, self.root, source) if binding.used]
-        for binding in bindings:
-            self._ensure(binding.module)
-        externals = self._externals(bindings)
+        externals = _LazyExternals(_LazyNames(self, bindings), _ClassRegistry(self))
         relative = _relative(file, self.root)
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
@@ -258,9 +430,10 @@ class ProjectIndex:
         found: set[str] = set()
         prefix = module + ":"
         for importer in self._importers(module):
-            entry = self._ensure(importer)
-            if entry is not None and any(binding.module == module for binding in entry.bindings):
-                found.update(key[len(prefix):] for key in entry.summary.backwarded if key.startswith(prefix))
+            outline = self._outline(importer)
+            if outline is not None and any(binding.module == module for binding in outline.bindings):
+                backwarded = self._summary(importer).backwarded
+                found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
         return frozenset(found)
 
     def _importers(self, module: str) -> list[str]:
@@ -301,198 +474,418 @@ class ProjectIndex:
                         self._sources.append((Path(full).relative_to(self.root).as_posix(), text))
         return self._sources
 
-    # ----------------------------------------------------------------- entries
-    def _ensure(self, module: str) -> Optional[_Entry]:
-        """The entry of ``module``: from memory, the disk cache, or summarised now."""
-        entry = self._entries.get(module) or self._load(module)
-        if entry is None:
-            self._summarise_from(module)
-            entry = self._entries.get(module)
-        return entry
+    # ----------------------------------------------------------------- the disk cache
+    def _blob(self, module: str) -> Optional[dict[str, Any]]:
+        """The module's cache blob, read at most once per process."""
+        if module not in self._blobs:
+            data = self.cache.get(_NAMESPACE, module + self._key_suffix) if self.cache is not None else None
+            self._blobs[module] = data if isinstance(data, dict) else None
+        return self._blobs[module]
 
-    def _known(self, module: str) -> Optional[_Entry]:
-        """The entry of ``module`` if summarised in this process or cached on disk (name
-        resolution reads re-exports through it; it never starts a summary)."""
-        return self._entries.get(module) or self._load(module)
+    def _store(self, module: str, outline: _Outline, entry: Optional[_Entry]) -> None:
+        if self.cache is None or outline.stamp is None:
+            return
+        value: dict[str, Any] = {"outline": outline.to_dict()}
+        if entry is not None:
+            value["summary"] = entry.summary.to_dict()
+            value["deps"] = {path: list(stamp) for path, stamp in entry.deps.items()}
+        self._blobs[module] = value
+        self.cache.put(_NAMESPACE, module + self._key_suffix, value)
+
+    # ----------------------------------------------------------------- outlines and summaries
+    def _outline(self, module: str) -> _Outline:
+        """What ``module`` defines and imports (from memory, the cache, or ``ast``); the
+        summary being computed now depends on its file."""
+        outline = self._outlines.get(module)
+        if outline is None:
+            path = self.root / module
+            blob = self._blob(module)
+            if blob is not None:
+                try:
+                    cached = _Outline.from_dict(blob["outline"])
+                except (KeyError, TypeError, ValueError, AttributeError):
+                    cached = None
+                if cached is not None and cached.stamp is not None and cached.stamp == fingerprint(path):
+                    outline = cached
+            if outline is None:
+                outline = _read_outline(path, self.root)
+                if outline.source is not None and outline.tree is not None:
+                    # Kept a while: the module is often summarised right after (trees are large).
+                    self._texts[module] = (outline.source, outline.tree)
+                    while len(self._texts) > _KEPT_TREES:
+                        self._texts.pop(next(iter(self._texts)))
+                outline.source = outline.tree = None
+                self._store(module, outline, None)
+            self._outlines[module] = outline
+        if self._active and outline.stamp is not None:
+            self._active[-1].deps[module] = outline.stamp
+        return outline
+
+    def _summary(self, module: str) -> ModuleSummary:
+        """The summary of ``module``: from memory, the disk cache, or computed now (a module of
+        a cycle being computed gives what it has so far)."""
+        entry = self._entries.get(module) or self._load(module)
+        if entry is not None:
+            if self._active:
+                self._active[-1].deps.update(entry.deps)
+            return entry.summary
+        frame = self._open.get(module) or self._pending.get(module)
+        if frame is not None:  # a cycle: what it has so far, and the reader joins the cycle
+            if module in self._open:
+                frame.read_early = True
+            if self._active:
+                reader = self._active[-1]
+                reader.low = min(reader.low, frame.low if module in self._pending else frame.depth)
+                reader.deps.update(frame.deps)
+            return frame.summary
+        if self._computed >= MAX_MODULES:
+            for active in self._active:
+                active.truncated = True
+            return ModuleSummary(module)
+        return self._compute(module)
 
     def _load(self, module: str) -> Optional[_Entry]:
-        if self.cache is None:
-            return None
-        data = self.cache.get(_NAMESPACE, module + self._key_suffix)
-        if not isinstance(data, dict):
+        blob = self._blob(module)
+        if blob is None or "summary" not in blob:
             return None
         try:
-            entry = _Entry.from_dict(data)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
-        for path, stamp in entry.deps.items():
-            if fingerprint(self.root / path) != stamp:
+            deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in blob["deps"].items()}
+            if module not in deps or any(fingerprint(self.root / path) != stamp for path, stamp in deps.items()):
                 return None
-        if module not in entry.deps:
+            entry = _Entry(ModuleSummary.from_dict(blob["summary"]), deps)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             return None
         self._entries[module] = entry
         return entry
 
-    def _summarise_from(self, start: str) -> None:
-        """Summarise ``start`` and every stale module it imports, dependencies first (Tarjan's
-        strongly connected components come out in that order); cycles to a bounded fixpoint."""
-        parsed: dict[str, _Parsed] = {}
-        index: dict[str, int] = {}
-        low: dict[str, int] = {}
-        stack: list[str] = []
-        on_stack: set[str] = set()
-
-        def visit(module: str) -> None:
-            index[module] = low[module] = len(index)
-            stack.append(module)
-            on_stack.add(module)
-            parsed[module] = self._parse(module)
-            for binding in parsed[module].bindings:
-                if not binding.used:
-                    continue  # re-exported or annotations only: summarised if a name is asked for
-                target = binding.module
-                if target in self._entries or (target not in index and self._load(target) is not None):
-                    continue  # known and fresh: nothing below it to do
-                if target not in index:
-                    if len(index) >= MAX_MODULES:
-                        continue
-                    visit(target)
-                    low[module] = min(low[module], low[target])
-                elif target in on_stack:
-                    low[module] = min(low[module], index[target])
-            if low[module] == index[module]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == module:
-                        break
-                self._summarise_component(component, parsed)
-
-        visit(start)
-
-    def _parse(self, module: str) -> _Parsed:
-        path = self.root / module
-        stamp = fingerprint(path)
+    def _compute(self, module: str) -> ModuleSummary:
+        """Summarise ``module``. The modules of an import cycle (found as in Tarjan's algorithm:
+        a module read while still being summarised) are final together, when the first of them
+        is; that one is summarised again, and the others with it as it asks for them, until no
+        summary of the cycle changes (at most ``FIXPOINT_ROUNDS`` rounds, each from the
+        summaries of the round before, the first from empty ones)."""
+        self._computed += 1
+        depth = len(self._active)
+        frame = _Frame(module, depth, depth, ModuleSummary(module))
+        self._active.append(frame)
+        self._open[module] = frame
+        before: dict[str, ModuleSummary] = {}
+        # Tarjan's stack: the members of this module's cycle are the modules left pending since now.
+        pending_before = set(self._pending)
         try:
-            source = path.read_bytes().decode("utf-8-sig")
-            tree = cst.parse_module(source)
-        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
-            return _Parsed(None, "", [], stamp)
-        return _Parsed(tree, source, import_bindings(_iter_imports(tree), path, self.root, source), stamp)
-
-    def _summarise_component(self, members: list[str], parsed: dict[str, _Parsed]) -> None:
-        for member in members:
-            self._entries[member] = _Entry(ModuleSummary(member), parsed[member].bindings)
-        cyclic = len(members) > 1 or any(b.module == members[0] for b in parsed[members[0]].bindings)
-        for _ in range(FIXPOINT_ROUNDS if cyclic else 1):
-            changed = False
-            for member in members:
-                summary = self._summarise(member, parsed[member])
-                if summary != self._entries[member].summary:
-                    self._entries[member].summary = summary
-                    changed = True
-            if not changed:
-                break
+            for _ in range(FIXPOINT_ROUNDS):
+                earlier = set(self._pending)
+                frame.read_early = False
+                frame.summary = self._summarise(module, self._outline(module))
+                if not frame.read_early or frame.low < depth:
+                    break  # no cycle, or one whose first module is further down: it repeats
+                members = [frame] + [self._pending[name] for name in self._pending if name not in earlier]
+                after = {member.module: member.summary for member in members}
+                if all(summary == before.get(name, ModuleSummary(name)) for name, summary in after.items()):
+                    break
+                before = after
+                for member in members[1:]:
+                    del self._pending[member.module]  # computed again from the new summaries
+        finally:
+            self._active.pop()
+            del self._open[module]
+        if self._active:
+            parent = self._active[-1]
+            parent.low = min(parent.low, frame.low)
+            parent.deps.update(frame.deps)
+            parent.truncated = parent.truncated or frame.truncated
+        if frame.low < depth:
+            self._pending[module] = frame  # final when the cycle's first module is
+            return frame.summary
+        members = [frame] + [pending for name, pending in self._pending.items() if name not in pending_before]
         deps: dict[str, tuple[int, int]] = {}
         for member in members:
-            stamp = parsed[member].stamp
-            if stamp is not None:
-                deps[member] = stamp
-            for binding in parsed[member].bindings:
-                imported = self._entries.get(binding.module)
-                if imported is not None and binding.module not in members:
-                    deps.update(imported.deps)
+            deps.update(member.deps)
         for member in members:
-            entry = self._entries[member]
-            entry.deps = dict(deps)
-            if self.cache is not None and member in deps:
-                self.cache.put(_NAMESPACE, member + self._key_suffix, entry.to_dict())
+            self._pending.pop(member.module, None)
+            entry = self._entries[member.module] = _Entry(member.summary, dict(deps))
+            if not frame.truncated and member.module in deps:
+                self._store(member.module, self._outline_quietly(member.module), entry)
+        return frame.summary
 
-    def _summarise(self, module: str, parsed: _Parsed) -> ModuleSummary:
-        if parsed.module is None:
-            return ModuleSummary(module)
+    def _outline_quietly(self, module: str) -> _Outline:
+        outline = self._outlines.get(module)
+        return outline if outline is not None else _read_outline(self.root / module, self.root)
+
+    def _summarise(self, module: str, outline: _Outline) -> ModuleSummary:
         from torchleak.analysis.flow import analyse
 
-        externals = self._externals(parsed.bindings)
         try:
-            no_grad = called_under_no_grad(ast.parse(parsed.source))
-            facts = analyse(parsed.module, self.settings, no_grad, externals=externals)
-            return _export(module, parsed.module, facts, externals)
+            kept = self._texts.get(module)
+            source = kept[0] if kept is not None else (self.root / module).read_bytes().decode("utf-8-sig")
+            parsed = cst.parse_module(source)
+            tree = kept[1] if kept is not None else ast.parse(source)
+        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, SyntaxError, RecursionError, ValueError, MemoryError):
+            return ModuleSummary(module)
+        externals = _LazyExternals(_LazyNames(self, outline.used), _ClassRegistry(self))
+        try:
+            facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
+            return _export(module, parsed, facts, externals, tree)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return ModuleSummary(module)
         except Exception:  # a bug summarising a helper must not cost the linted file its analysis
             return ModuleSummary(module)
 
     # ----------------------------------------------------------------- name resolution
-    def _externals(self, bindings: list[ImportBinding]) -> Externals:
-        names: dict[str, Imported] = {}
-        for binding in bindings:
-            if not binding.used:
-                continue
-            entry = self._known(binding.module)
-            if entry is None:
-                continue
-            if binding.symbol is None:
-                names[binding.local] = entry.summary
-            elif binding.symbol == "*":
-                for name, public in self._public(binding.module):
-                    names.setdefault(name, public)
-            else:
-                found = self._symbol(binding.module, binding.symbol, 0)
-                if found is not None:
-                    names[binding.local] = found
-        return Externals(names, _ClassRegistry(self))
-
     def _symbol(self, module: str, name: str, depth: int) -> Optional[Imported]:
-        """What ``name`` is in ``module``: its function or class, or what it imports as ``name``."""
-        entry = self._known(module)
-        if entry is None or depth > MAX_REEXPORT_DEPTH:
+        """What ``name`` is in ``module``: its function or class, or what it imports as ``name``
+        (the module is summarised only when it defines ``name`` itself)."""
+        if depth > MAX_REEXPORT_DEPTH:
             return None
-        found: Optional[Imported] = entry.summary.functions.get(name) or entry.summary.classes.get(name)
-        if found is not None:
-            return found
-        for binding in entry.bindings:
-            if binding.local == name:
-                target = self._known(binding.module) or self._ensure(binding.module)  # a re-export
-                if target is None:
-                    return None
-                return target.summary if binding.symbol is None else self._symbol(binding.module, binding.symbol, depth + 1)
-        for binding in entry.bindings:
+        outline = self._outline(module)
+        if name in outline.functions or name in outline.classes:
+            summary = self._summary(module)
+            found: Optional[Imported] = summary.functions.get(name) or summary.classes.get(name)
+            if found is not None:
+                return found
+        for binding in outline.bindings:
+            if binding.local == name:  # a re-export
+                if binding.symbol is None:
+                    return self._summary(binding.module)
+                return self._symbol(binding.module, binding.symbol, depth + 1)
+        for binding in outline.bindings:
             if binding.symbol == "*":
-                self._known(binding.module) or self._ensure(binding.module)
                 reexported = self._symbol(binding.module, name, depth + 1)
                 if reexported is not None:
                     return reexported
         return None
 
-    def _public(self, module: str, depth: int = 0) -> Iterator[tuple[str, Imported]]:
-        """What ``from module import *`` binds: its public functions and classes, and the
-        public names it imports itself (a package's ``__init__.py`` re-exporting its modules)."""
-        entry = self._known(module)
-        if entry is None or depth > MAX_REEXPORT_DEPTH:
-            return
-        for name, summary in entry.summary.functions.items():
-            if not name.startswith("_"):
-                yield name, summary
-        for name, info in entry.summary.classes.items():
-            if not name.startswith("_"):
-                yield name, info
-        for binding in entry.bindings:
+    def _public(self, module: str, name: str, depth: int = 0) -> Optional[Imported]:
+        """What ``from module import *`` binds ``name`` to: a public function or class of it, or
+        a public name it imports itself (a package's ``__init__.py`` re-exporting its modules)."""
+        if depth > MAX_REEXPORT_DEPTH or name.startswith("_"):
+            return None
+        outline = self._outline(module)
+        if name in outline.functions or name in outline.classes:
+            summary = self._summary(module)
+            found: Optional[Imported] = summary.functions.get(name) or summary.classes.get(name)
+            if found is not None:
+                return found
+        for binding in outline.bindings:
             if binding.symbol == "*":
-                self._known(binding.module) or self._ensure(binding.module)
-                yield from self._public(binding.module, depth + 1)
-            elif not binding.local.startswith("_") and "." not in binding.local:
-                target = self._known(binding.module)
-                found = target.summary if target is not None and binding.symbol is None else self._symbol(module, binding.local, depth + 1)
+                found = self._public(binding.module, name, depth + 1)
                 if found is not None:
-                    yield binding.local, found
+                    return found
+            elif binding.local == name and "." not in name:
+                found = self._summary(binding.module) if binding.symbol is None else self._symbol(module, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _public_names(self, module: str, depth: int = 0) -> Iterator[str]:
+        """The names ``from module import *`` may bind (without summarising anything)."""
+        if depth > MAX_REEXPORT_DEPTH:
+            return
+        outline = self._outline(module)
+        yield from (name for name in (*sorted(outline.functions), *outline.classes) if not name.startswith("_"))
+        for binding in outline.bindings:
+            if binding.symbol == "*":
+                yield from self._public_names(binding.module, depth + 1)
+            elif not binding.local.startswith("_") and "." not in binding.local:
+                yield binding.local
+
+    # ----------------------------------------------------------------- could a name be a class with a method?
+    def _shape(self, module: str, name: str, depth: int) -> Optional[frozenset[tuple[str, str]]]:
+        """What ``_symbol(module, name, depth)`` finds, read from outlines alone: None when it
+        finds nothing, else the classes it may be (empty for a function or a module)."""
+        key = (module, name, depth, False)
+        if key not in self._shapes:
+            self._shapes[key] = self._find_shape(module, name, depth)
+        return self._shapes[key]
+
+    def _find_shape(self, module: str, name: str, depth: int) -> Optional[frozenset[tuple[str, str]]]:
+        if depth > MAX_REEXPORT_DEPTH:
+            return None
+        outline = self._outline(module)
+        if name in outline.functions:
+            return frozenset()
+        if name in outline.classes:
+            return frozenset({(module, name)})
+        for binding in outline.bindings:
+            if binding.local == name:
+                return frozenset() if binding.symbol is None else self._shape(binding.module, binding.symbol, depth + 1)
+        for binding in outline.bindings:
+            if binding.symbol == "*":
+                found = self._shape(binding.module, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _public_shape(self, module: str, name: str, depth: int = 0) -> Optional[frozenset[tuple[str, str]]]:
+        """What ``_public(module, name, depth)`` finds, as ``_shape`` tells it."""
+        key = (module, name, depth, True)
+        if key not in self._shapes:
+            self._shapes[key] = self._find_public_shape(module, name, depth)
+        return self._shapes[key]
+
+    def _find_public_shape(self, module: str, name: str, depth: int) -> Optional[frozenset[tuple[str, str]]]:
+        if depth > MAX_REEXPORT_DEPTH or name.startswith("_"):
+            return None
+        outline = self._outline(module)
+        if name in outline.functions:
+            return frozenset()
+        if name in outline.classes:
+            return frozenset({(module, name)})
+        for binding in outline.bindings:
+            found: Optional[frozenset[tuple[str, str]]] = None
+            if binding.symbol == "*":
+                found = self._public_shape(binding.module, name, depth + 1)
+            elif binding.local == name and "." not in name:
+                found = frozenset() if binding.symbol is None else self._shape(module, name, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _may_define(self, module: str, name: str, method: str, depth: int = 0) -> bool:
+        """Whether the summary of class ``name`` of ``module`` may have ``method`` (its own,
+        a base's in the module, or one inherited from another module of the project)."""
+        key = (module, name, method)
+        if key not in self._defines:
+            self._defines[key] = True  # a cycle of bases: assume it may
+            self._defines[key] = self._find_definition(module, name, method, depth)
+        return self._defines[key]
+
+    def _find_definition(self, module: str, name: str, method: str, depth: int) -> bool:
+        if depth > MAX_REEXPORT_DEPTH:
+            return True
+        outline = self._outline(module)
+        seen: set[str] = set()
+        pending = [name]
+        external: list[str] = []
+        while pending:
+            current = pending.pop(0)
+            if current in seen or current not in outline.classes:
+                continue
+            seen.add(current)
+            info = outline.classes[current]
+            if method in info.methods:
+                return True
+            for base in info.bases:
+                if base is None:
+                    continue
+                pending.append(base.rsplit(".", 1)[-1])
+                if base not in outline.classes:
+                    external.append(base)
+        used = outline.used
+        for base in external:
+            if any(binding.symbol == "*" for binding in used):
+                return True  # anything may come through a star import
+            for binding in used:
+                candidates: Optional[frozenset[tuple[str, str]]]
+                if binding.local == base and binding.symbol is not None:
+                    candidates = self._shape(binding.module, binding.symbol, 0)
+                elif base.startswith(binding.local + ".") and binding.symbol is None:
+                    rest = base[len(binding.local) + 1:]
+                    candidates = frozenset({(binding.module, rest)}) if "." not in rest and rest in self._outline(binding.module).classes else None
+                elif base.startswith(binding.local + ".") or binding.local.startswith(base + "."):
+                    return True  # an unusual spelling: do not guess
+                else:
+                    continue
+                if candidates is not None and any(self._may_define(owner, cls, method, depth + 1) for owner, cls in candidates):
+                    return True
+        return False
 
     def class_summary(self, key: str) -> Optional[ClassSummary]:
         module, _, name = key.rpartition(":")
-        entry = self._known(module)
-        return entry.summary.classes.get(name) if entry is not None else None
+        if not module or not (self.root / module).is_file():
+            return None
+        return self._summary(module).classes.get(name)
+
+
+class _LazyNames(Mapping[str, Imported]):
+    """What a module's imports bind, by local name, each resolved when the analysis first asks
+    for it. Iterating resolves every name (only tests do)."""
+
+    def __init__(self, index: ProjectIndex, bindings: list[ImportBinding]) -> None:
+        self._index = index
+        self._bindings = bindings
+        self._locals = {binding.local for binding in bindings if binding.symbol != "*"}
+        self._stars = [binding for binding in bindings if binding.symbol == "*"]
+        self._resolved: dict[str, Optional[Imported]] = {}
+        self._candidates: Optional[list[str]] = None
+        self._methods: dict[str, list[Summary]] = {}
+
+    def get(self, local: str, default: Optional[Imported] = None) -> Optional[Imported]:  # type: ignore[override]
+        if local not in self._locals and not self._stars:
+            return default
+        if local not in self._resolved:
+            self._resolved[local] = self._resolve(local)
+        found = self._resolved[local]
+        return default if found is None else found
+
+    def _resolve(self, local: str) -> Optional[Imported]:
+        # As a dict filled in import order: a plain import binds (a later one wins), a star
+        # import only names nothing bound yet.
+        found: Optional[Imported] = None
+        for binding in self._bindings:
+            if binding.symbol == "*":
+                if found is None:
+                    found = self._index._public(binding.module, local)
+            elif binding.local == local:
+                value = self._index._summary(binding.module) if binding.symbol is None else self._index._symbol(binding.module, binding.symbol, 0)
+                if value is not None:
+                    found = value
+        return found
+
+    def __getitem__(self, local: str) -> Imported:
+        found = self.get(local)
+        if found is None:
+            raise KeyError(local)
+        return found
+
+    def candidates(self) -> list[str]:
+        """Every local name that may be bound, in import order, each once."""
+        if self._candidates is None:
+            names = (self._index._public_names(b.module) if b.symbol == "*" else (b.local,) for b in self._bindings)
+            self._candidates = list(dict.fromkeys(name for group in names for name in group))
+        return self._candidates
+
+    def __iter__(self) -> Iterator[str]:
+        return (local for local in self.candidates() if self.get(local) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def methods_named(self, method: str) -> list[Summary]:
+        """The method ``method`` of every bound class that has one; classes that cannot have
+        it (read from outlines) are not summarised."""
+        found = self._methods.get(method)
+        if found is None:
+            found = self._methods[method] = []
+            for local in self.candidates():
+                if self._may_be_class_with(local, method):
+                    value = self.get(local)
+                    if isinstance(value, ClassSummary) and method in value.methods:
+                        found.append(value.methods[method])
+        return list(found)
+
+    def _may_be_class_with(self, local: str, method: str) -> bool:
+        """Whether ``get(local)`` may be a class with ``method``, from outlines (as ``_resolve``)."""
+        index = self._index
+        found: Optional[frozenset[tuple[str, str]]] = None
+        for binding in self._bindings:
+            if binding.symbol == "*":
+                if found is None:
+                    found = index._public_shape(binding.module, local)
+            elif binding.local == local:
+                shape = frozenset() if binding.symbol is None else index._shape(binding.module, binding.symbol, 0)
+                if shape is not None:
+                    found = shape
+        return found is not None and any(index._may_define(module, name, method) for module, name in found)
+
+
+@dataclass
+class _LazyExternals(Externals):
+    """``Externals`` whose names are resolved on demand."""
+
+    def methods_named(self, method: str) -> list[Summary]:
+        names = self.names
+        return names.methods_named(method) if isinstance(names, _LazyNames) else super().methods_named(method)
 
 
 class _Lazy:
@@ -509,7 +902,7 @@ class _Lazy:
 
 
 class _ClassRegistry(Mapping[str, ClassSummary]):
-    """Every class the index has summarised, by ``class_key``, looked up when a value names one."""
+    """Every class of the project by ``class_key``, summarised when a value names it."""
 
     def __init__(self, index: ProjectIndex) -> None:
         self._index = index
@@ -530,11 +923,11 @@ class _ClassRegistry(Mapping[str, ClassSummary]):
 
 
 # --------------------------------------------------------------------------- exporting
-def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals) -> ModuleSummary:
+def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:
     """The top-level functions and classes of an analysed module, as its importers see them."""
     local_classes = {statement.name.value: statement for statement in module.body if isinstance(statement, cst.ClassDef)}
     by_node = {id(function.node): function for function in facts.functions}
-    lines = _Lines(module)
+    lines = _Lines(module, tree)
 
     def qualified(value: Value) -> Value:
         """Values naming a class of this module name it project-wide."""
@@ -560,13 +953,14 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
         """``utils.py:25``: the statement of the function the effect names (``where``), which is
         a callee of ``function`` when ``function`` only calls the helper that does it."""
         statement = function.effect_nodes.get(id(effect))
+        owner = function
         inner = by_name.get(effect.where)
         if inner is not None and inner is not function:
             for candidate in inner.summary.effects:
                 if (candidate.kind, candidate.method) == (effect.kind, effect.method) and id(candidate) in inner.effect_nodes:
-                    statement = inner.effect_nodes[id(candidate)]
+                    statement, owner = inner.effect_nodes[id(candidate)], inner
                     break
-        line = lines.of(statement) if statement is not None else None
+        line = lines.of(statement, owner.node) if statement is not None else None
         return f"{path}:{line}" if line else path
 
     exported = ModuleSummary(path)
@@ -631,20 +1025,71 @@ def _external_bases(name: str, classes: Mapping[str, cst.ClassDef]) -> Iterator[
 
 
 class _Lines:
-    """Line numbers of statements, resolved only when a summary has effects to place."""
+    """Line numbers of statements inside functions, resolved only when a summary has effects
+    to place. Positions for a whole module cost a codegen walk of all of it (most of a
+    helper's summary); a function's own codegen, anchored at the line ``ast`` gives its
+    ``def``, costs only that function."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, tree: Optional[ast.Module]) -> None:
         self._module = module
-        self._positions: Optional[Mapping[cst.CSTNode, object]] = None
+        self._tree = tree
+        self._def_lines: Optional[dict[int, int]] = None
+        self._local: dict[int, tuple[int, Mapping[cst.CSTNode, CodeRange]]] = {}
+        self._whole: Optional[Mapping[cst.CSTNode, CodeRange]] = None
 
-    def of(self, node: cst.CSTNode) -> Optional[int]:
-        if self._positions is None:
+    def of(self, node: cst.CSTNode, within: Union[cst.FunctionDef, cst.Module, None] = None) -> Optional[int]:
+        """The first line of ``node``, a statement of the function ``within``."""
+        if isinstance(within, cst.FunctionDef):
+            anchored = self._in_function(within)
+            if anchored is not None:
+                offset, positions = anchored
+                where = positions.get(node)
+                if where is not None:
+                    return offset + where.start.line
+        return self._whole_module(node)
+
+    def _in_function(self, function: cst.FunctionDef) -> Optional[tuple[int, Mapping[cst.CSTNode, CodeRange]]]:
+        found = self._local.get(id(function))
+        if found is not None:
+            return found
+        def_line = self._def_line(function)
+        if def_line is None:
+            return None
+        try:
+            positions = MetadataWrapper(cst.Module(body=[function]), unsafe_skip_copy=True).resolve(PositionProvider)
+        except Exception:
+            return None
+        name = positions.get(function.name)
+        if name is None:
+            return None
+        found = self._local[id(function)] = (def_line - name.start.line, positions)
+        return found
+
+    def _def_line(self, function: cst.FunctionDef) -> Optional[int]:
+        """The ``def`` line of ``function``: the n-th definition in source order in both trees."""
+        if self._def_lines is None:
+            from torchleak.analysis.flow import iter_statements
+
+            self._def_lines = {}
+            if self._tree is not None:
+                ordered = [node for node in iter_statements(self._module.body) if isinstance(node, cst.FunctionDef)]
+                lines = sorted(
+                    (node.lineno, node.col_offset)
+                    for node in ast.walk(self._tree)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                )
+                if len(ordered) == len(lines):
+                    self._def_lines = {id(node): line for node, (line, _) in zip(ordered, lines)}
+        return self._def_lines.get(id(function))
+
+    def _whole_module(self, node: cst.CSTNode) -> Optional[int]:
+        if self._whole is None:
             try:
-                self._positions = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
+                self._whole = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
             except Exception:
-                self._positions = {}
-        where = self._positions.get(node)
-        return where.start.line if where is not None else None  # type: ignore[attr-defined]
+                self._whole = {}
+        where = self._whole.get(node)
+        return where.start.line if where is not None else None
 
 
 # --------------------------------------------------------------------------- entry point

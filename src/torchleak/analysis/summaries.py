@@ -195,8 +195,9 @@ Imported = Union[Summary, ClassSummary, ModuleSummary]
 class Externals:
     """What a file's imports of its project's own modules bind, for the analysis of that file."""
 
-    #: Local name (``AverageMeter``, ``utils``, ``pkg.mod``) -> what it stands for.
-    names: dict[str, Imported] = field(default_factory=dict)
+    #: Local name (``AverageMeter``, ``utils``, ``pkg.mod``) -> what it stands for (the
+    #: project index resolves each name when it is first asked for).
+    names: Mapping[str, Imported] = field(default_factory=dict)
     #: Every class of another module that a value may name (``Value.cls``), by ``class_key``.
     classes: Mapping[str, ClassSummary] = field(default_factory=dict)
     #: Functions of this file whose results another module of the project backwards.

@@ -1868,3 +1868,102 @@ def test_a_parameter_every_call_passes_an_instance_of_a_class_of_the_file_is_one
     two = source.replace("train(Norm(), loader)", "train(Norm(), loader)\n            train(Other(), loader)")
     two = two.replace("def train(", "class Other(nn.Module):\n            pass\n        def train(")
     assert carried_keys(facts_of(two)) == set()  # the calls disagree: the class is not known
+
+
+def test_second_repository_set_causes():
+    """docs/evidence/repo-review.md, second set: each false cause, as its minimal program."""
+    frozen = facts_of(
+        """
+        import torch.nn as nn
+        class Sampler(nn.Module):
+            def forward(self, c):
+                return self.net(c).sum(1)
+        def metric(n):
+            sampler = Sampler()
+            sampler.eval().requires_grad_(False)
+            dist = []
+            for _ in range(n):
+                dist.append(sampler(torch.randn(4, 8)))
+            return torch.cat(dist).mean()
+        """
+    )
+    assert list(_held_events(frozen)) == []
+    ema = facts_of(
+        """
+        import copy
+        G = build().train().requires_grad_(False).to(device)
+        G_ema = copy.deepcopy(G).eval()
+        for batch in loader:
+            step(G, batch)
+            for p_ema, p in zip(G_ema.parameters(), G.parameters()):
+                p_ema.copy_(p.lerp(p_ema, 0.99))
+        """
+    )
+    assert carried_keys(ema) == set()
+    items = facts_of(
+        """
+        def describe(objects):
+            summary = {}
+            for key, obj in objects.items():
+                entry = {}
+                item_generator = obj.items if isinstance(obj, dict) else obj.__dict__.items
+                for name, value in item_generator():
+                    entry[name] = value
+                summary[key] = entry
+            return summary
+        def save(objects):
+            return describe(objects)
+        """
+    )
+    assert list(_held_events(items)) == []
+    lengths = facts_of(
+        """
+        import torch.nn as nn
+        class Decoder(nn.Module):
+            def forward(self, x, lengths):
+                return self.fc(x), (lengths - 1).tolist()
+        model = Decoder()
+        for x, lengths in loader:
+            scores, decode_lengths = model(x, lengths)
+            scores.sum().backward()
+            total = total + sum(decode_lengths)
+        """
+    )
+    assert value_of(lengths, "<module>", "decode_lengths").state is not State.ATTACHED
+    assert attached(lengths, "<module>", "scores")
+    moved = facts_of(
+        """
+        import torch.nn as nn
+        model = nn.Transformer()
+        memory = model.encoder(src)
+        for _ in range(10):
+            memory = memory.to(device)
+            out = model.decoder(ys, memory)
+            ys = torch.cat([ys, out.argmax(-1)])
+        """
+    )
+    assert ("memory", "") not in carried_keys(moved)
+
+
+def _held_events(facts: FileFacts):
+    from torchleak.analysis.queries import held_across_iterations
+
+    return (event for event, _ in held_across_iterations(facts, double_backward=False))
+
+
+def test_a_module_passed_by_every_caller_after_eval_is_a_module():
+    facts = facts_of(
+        """
+        def greedy(decoder, feats, steps=20):
+            h = c = torch.zeros_like(feats)
+            words = []
+            for _ in range(steps):
+                h, c = decoder.decode_step(feats, (h, c))
+                words.append(decoder.fc(h).argmax(1).tolist())
+            return words
+        decoder = torch.load("ckpt")["decoder"]
+        decoder.eval()
+        greedy(decoder, torch.randn(1, 32))
+        """
+    )
+    assert ("h", "") in carried_keys(facts)

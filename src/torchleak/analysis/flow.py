@@ -158,6 +158,46 @@ def mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+#: In ``Evidence.argument_classes``: a module whose class the file does not show.
+_SOME_MODULE = "<module>"
+
+
+def _with_grad_enabled(module: Value, enabled: bool) -> Value:
+    """A module after ``requires_grad_(enabled)``: frozen, its output is attached only if its
+    input is (as for a parameter-free module). ``cls`` marks it as a module (``nn.ReLU()``
+    has none), "" when the class is not known."""
+    return Value(State.DETACHED, Kind.MODULE if enabled else Kind.FUNCTION_MODULE, cls=module.cls or "")
+
+
+def _calls_module_method(func: cst.BaseExpression) -> bool:
+    """``build(...).train().requires_grad_(False)``: a chain through ``.train()``/``.eval()``,
+    which only modules have."""
+    node = func.value if isinstance(func, cst.Attribute) else func
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in ("train", "eval"):
+            return True
+        node = node.func.value
+    return False
+
+
+def _module_owner(node: cst.BaseExpression) -> Optional[str]:
+    """``sampler`` for ``sampler.eval().to(device)``: the module a chain of its methods returns."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in vocab.MODULE_SELF_METHODS:
+        node = node.func.value
+    return dotted(node)
+
+
+def _module_output(value: Value) -> Value:
+    """A forward's summarised result with what stays unknown taken as attached (module output)."""
+    if value.elements is not None:
+        return tuple_of([_module_output(element) for element in value.elements]) if value.kind is Kind.TUPLE else replace(
+            value, state=State.ATTACHED if value.state is State.UNKNOWN else value.state
+        )
+    if value.state is State.UNKNOWN and value.kind in (Kind.UNKNOWN, Kind.TENSOR):
+        return replace(value, state=State.ATTACHED, params=frozenset())
+    return value
+
+
 def _binds_self(node: cst.Call, summary: Summary) -> bool:
     """The call passes ``self`` implicitly: ``obj.method(x)``, or ``obj(x)`` for ``forward``/``__call__``."""
     names = summary.parameters
@@ -631,6 +671,8 @@ class _Walker:
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
+        #: Names bound to an attribute that is not known to be a module (``f = obj.items``).
+        self.method_references: set[str] = set()
         #: The ``for``/``while`` loops of this function, as they are left.
         self.own_loops: list[Loop] = []
         #: Depth of comprehensions being evaluated (their element expression runs per element).
@@ -895,6 +937,15 @@ class _Walker:
             self.local_names.add(key)
         if value.state is State.UNKNOWN and self._is_backwarded(key):
             value = replace(value, state=State.ATTACHED)  # the file backwards it: it holds a graph
+        previous = self.env.get(key)
+        if value == UNKNOWN and previous is not None and previous.kind in (Kind.MODULE, Kind.INSTANCE) and previous.cls:
+            # ``model = Net()`` then, on another path, ``model = checkpoint["model"]`` (or
+            # ``load(model, path)``): still that kind of object, as far as the file shows
+            value = previous
+        if value.kind is Kind.UNKNOWN and self._is_method_reference(value_node):
+            self.method_references.add(key)
+        else:
+            self.method_references.discard(key)
         sources = mentions(value_node)
         state_update = False
         if value.attached and key in sources:
@@ -921,7 +972,9 @@ class _Walker:
             fed = not _concatenates_onto(call, key, self.context.aliases) if isinstance(call, cst.Call) else True
         fed = fed or state_update
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
-            fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS
+            fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS and (
+                call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
+            )
         self._binding(statement, key, value, sources, fed)
         self._flow(_uncut_mentions(value_node), key)  # no graph flows through ``.detach()``
         if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
@@ -1022,6 +1075,15 @@ class _Walker:
     def _feeds_backward(self, node: cst.BaseExpression) -> bool:
         feeds = self.context.evidence.feeds_backward
         return any((scope, key) in feeds for name in data_mentions(node) for scope, key in self._evidence_keys(name))
+
+    def _is_method_reference(self, node: cst.BaseExpression) -> bool:
+        """``obj.items`` (or ``a.items if c else b.__dict__.items``): a bound method, not a module."""
+        if isinstance(node, cst.IfExp):
+            return self._is_method_reference(node.body) and self._is_method_reference(node.orelse)
+        return (
+            isinstance(node, cst.Attribute) and not self._is_evident_module(dotted(node))
+            and not vocab.MODEL_NAME.match(node.attr.value)
+        )
 
     def _is_unseen_loss_call(self, node: cst.BaseExpression) -> bool:
         """A call that is a loss by its name only (no summary, no loss class in sight)."""
@@ -1338,7 +1400,8 @@ class _Walker:
         classes = {cls for name, position, cls in self.context.evidence.argument_classes if name == function and position == index}
         if len(classes) == 1:
             (cls,) = classes
-            return cls if cls in self.context.classes else None
+            if cls in self.context.classes or cls == _SOME_MODULE or self.context.imported_class(cls) is not None:
+                return cls
         return None
 
     def _switches_grad_off(self, decorator: cst.BaseExpression) -> bool:
@@ -1385,8 +1448,14 @@ class _Walker:
                 # ``train(model, ...)`` called with ``model = Net()``: every call passes a ``Net``
                 passed = self._argument_class(qualified, index)
                 assert passed is not None
-                info = self.context.classes[passed]
-                walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=passed)
+                imported = self.context.imported_class(passed) if passed not in self.context.classes else None
+                if passed == _SOME_MODULE:
+                    walker.env[key] = Value(State.DETACHED, Kind.MODULE)
+                elif imported is not None:
+                    walker.env[key] = Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=passed)
+                else:
+                    info = self.context.classes[passed]
+                    walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=passed)
             elif walker._is_evident_module(key):
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
             elif walker._is_backwarded(key):
@@ -1688,6 +1757,14 @@ class _Walker:
             if name.startswith("torch.") and is_true(keyword(node, "requires_grad")):
                 return LEAF  # ``torch.zeros(n, requires_grad=True)``
             return DETACHED_TENSOR if name.startswith("torch.") else NUMBER if name in _NUMBER_BUILTINS else DETACHED
+        if name in ("copy.deepcopy", "copy.copy") and positional:
+            return positional[0]  # a copy of a (frozen) module is one
+        if receiver.kind is Kind.FUNCTION_MODULE and receiver.cls is not None and method in vocab.MODULE_SELF_METHODS and method != "requires_grad_":
+            return receiver  # ``frozen.to(device)``, ``frozen.eval()``
+        if method == "requires_grad_" and (
+            receiver.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) or receiver.cls is not None or _calls_module_method(func)
+        ):
+            return _with_grad_enabled(receiver, not any(_is_false(arg) for arg in node.args))
         if method == "requires_grad_" and receiver.kind is not Kind.MODULE and not any(_is_false(arg) for arg in node.args):
             return LEAF  # a fresh leaf: no history, but what is computed from it is attached
         if receiver.leaf and method is not None and method not in vocab.DETACHING_METHODS:
@@ -1807,7 +1884,23 @@ class _Walker:
             return tuple_of([ATTACHED, ATTACHED])
         if cls.startswith("torch.nn."):
             return ATTACHED
+        summary = self._forward_summary(module)
+        if summary is not None:
+            # Per element, as its forward returns it (``scores, lengths.tolist()``); what the
+            # summary cannot tell is a module's output: attached.
+            bound = {0: module, **{i + 1: a for i, a in enumerate(arguments)}}
+            return _module_output(substitute(summary.returns, bound))
         return Value(State.ATTACHED)
+
+    def _forward_summary(self, module: Value) -> Optional[Summary]:
+        """The summary of the ``forward`` of a module class of the file or of the project."""
+        if not module.cls:
+            return None
+        forward = self.context.method(module.cls, "forward")
+        if forward is not None:
+            walked = self.context.walked.get(id(forward))
+            return walked.summary if walked is not None else None
+        return self.context.imported_method(module.cls, "forward")
 
     def _contained_forward(self, module: Value, arguments: list[Value], node: Optional[cst.Call], owner: Optional[str]) -> None:
         forward = self.context.method(module.cls, "forward") if module.cls else None
@@ -1872,9 +1965,9 @@ class _Walker:
         if name in vocab.LOADER_CONSTRUCTORS:
             return Value(State.DETACHED, Kind.LOADER)
         if name.startswith(vocab.MODULE_FACTORIES):
-            if name in ("torch.compile", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script") and positional:
-                inner = positional[0]
-                return inner if inner.kind is Kind.MODULE else Value(State.DETACHED, Kind.MODULE)
+            if name in vocab.MODULE_WRAPPERS and positional:
+                inner = positional[0]  # the wrapped module, frozen or not
+                return inner if inner.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) else Value(State.DETACHED, Kind.MODULE)
             return Value(State.DETACHED, Kind.MODULE)
         if identifier in ("DistributedDataParallel", "DataParallel", "DDP", "FSDP", "FullyShardedDataParallel"):
             return Value(State.DETACHED, Kind.MODULE)
@@ -1970,6 +2063,12 @@ class _Walker:
         for index, value in self._bind_arguments(node, callee.summary, receiver, arguments).items():
             if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
                 self.context.observations.argument_classes.add((callee.name, index, value.cls))
+        offset = 1 if _binds_self(node, callee.summary) else 0
+        for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+            key = dotted(arg.value)
+            if key is not None and self._is_evident_module(key) and self._lookup(key).cls is None:
+                # ``greedy_decode(decoder, ...)`` with ``decoder.eval()`` before: a module
+                self.context.observations.argument_classes.add((callee.name, position + offset, _SOME_MODULE))
         self.context.observations.callers.add((callee.name, self.function.name))
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 
@@ -2188,6 +2287,8 @@ class _Walker:
             return True
         if key is not None and self._lookup(key).kind is not Kind.UNKNOWN:
             return False  # the file says what it is, and it is not a module
+        if key is not None and key in self.method_references:
+            return False  # ``item_generator = obj.items``: a bound method, whatever it is called
         if not vocab.MODEL_NAME.match(identifier):
             return False
         if isinstance(func, cst.Attribute):
@@ -2217,6 +2318,12 @@ class _Walker:
         receiver_key = dotted(func.value) if isinstance(func, cst.Attribute) else None
         if method == "eval" and not node.args:
             self.function.summary.evaluates = True
+        if method == "requires_grad_" and isinstance(func, cst.Attribute):
+            owner = _module_owner(func.value)
+            known = self._lookup(owner) if owner is not None else UNKNOWN
+            if owner is not None and (known.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) or self._is_evident_module(owner)):
+                # ``G.requires_grad_(False)``: its parameters stop recording until it is switched back
+                self.env[owner] = _with_grad_enabled(known, not any(_is_false(arg) for arg in node.args))
         if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE):
             if not (method == "eval" and node.args):
                 self.context.observations.module_uses.add(next(self._evidence_keys(receiver_key)))

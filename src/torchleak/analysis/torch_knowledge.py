@@ -146,6 +146,19 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 #: file's use of the result says what it is.
 OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.export.load"})
 
+#: Tensor methods that move, cast or reshape without computing: ``x = x.to(device)`` in a loop
+#: is not a state fed back into a computation.
+RESHAPING_METHODS: Final = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "contiguous", "type", "type_as", "pin_memory",
+     "view", "reshape", "squeeze", "unsqueeze", "permute", "transpose", "flatten", "clone"}
+)
+
+#: Calls that return the module they are given, wrapped.
+MODULE_WRAPPERS: Final = frozenset(
+    {"torch.compile", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script",
+     "torch.jit.trace"}
+)
+
 #: Modules that hold other modules; calling a Sequential runs each of them in order.
 MODULE_CONTAINERS: Final = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 
@@ -168,7 +181,7 @@ NOT_MODULES: Final = frozenset({"Parameter", "ParameterList", "ParameterDict", "
 #: Qualified callables that build a module with parameters from a name or another module.
 MODULE_FACTORIES: Final = (
     "timm.create_model", "torch.hub.load", "torchvision.models.", "torch.compile",
-    "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script",
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script", "torch.jit.trace",
 )
 #: ``X.from_pretrained`` gives a module unless ``X`` names one of these.
 NOT_MODULE_PRETRAINED: Final = ("Tokenizer", "Processor", "Config", "FeatureExtractor", "ImageProcessor")

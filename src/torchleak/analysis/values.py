@@ -145,6 +145,10 @@ def join(*values: Value) -> Value:
         return first
     state = _joined_state(values)
     kinds = {value.kind for value in values}
+    known = [value for value in values if value.kind is not Kind.UNKNOWN or value.state is not State.UNKNOWN]
+    if len(known) < len(values) and known and all(value.kind in (Kind.MODULE, Kind.INSTANCE) and value.cls for value in known):
+        # ``Net(...)`` on one branch, ``checkpoint["model"]`` on the other: the same kind of object
+        return join(*known)
     kind = kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
     elements = None
     if kind is Kind.TUPLE:

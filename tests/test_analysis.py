@@ -1967,3 +1967,59 @@ def test_a_module_passed_by_every_caller_after_eval_is_a_module():
         """
     )
     assert ("h", "") in carried_keys(facts)
+
+
+def test_pinned_corpus_causes():
+    """docs/evidence/corpus-review.md: loops over a model's own layers, and del after a retained backward."""
+    by_index = facts_of(
+        """
+        import torch.nn as nn
+        class Codec(nn.Module):
+            def decode(self, codes):
+                out = 0.0
+                for i, indices in enumerate(codes):
+                    quantizer = self.quantizers[i]
+                    out = out + quantizer.decode(indices)
+                return out
+            def from_codes(self, codes):
+                latents = []
+                for i in range(self.n):
+                    latents.append(self.quantizers[i].project(codes[:, i]))
+                return torch.cat(latents, 1)
+        def run(codec: Codec, batches):
+            return [codec.decode(b) for b in batches] + [codec.from_codes(b) for b in batches]
+        """
+    )
+    assert carried_keys(by_index) == set() and list(_held_events(by_index)) == []
+    sliced = facts_of(
+        """
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+            def forward_intermediates(self, x, n):
+                blocks = self.blocks[:n]
+                out = []
+                for i, blk in enumerate(blocks):
+                    x = blk(x)
+                    out.append(x)
+                return x, out
+        def features(encoder: Encoder, x):
+            return encoder.forward_intermediates(x, 2)
+        """
+    )
+    assert list(_held_events(sliced)) == []
+    from torchleak.rules.retain_graph_unneeded import RetainGraphUnneeded
+
+    deleted = facts_of(
+        """
+        for step in range(4):
+            output = model(hidden)
+            output.backward(grad, retain_graph=True)
+            with torch.no_grad():
+                hidden = hidden - output
+                del output
+        """
+    )
+    assert list(RetainGraphUnneeded().check(deleted)) == []

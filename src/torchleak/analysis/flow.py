@@ -169,6 +169,36 @@ def _with_grad_enabled(module: Value, enabled: bool) -> Value:
     return Value(State.DETACHED, Kind.MODULE if enabled else Kind.FUNCTION_MODULE, cls=module.cls or "")
 
 
+def _indexes_own_modules(loop: cst.For) -> bool:
+    """``for i in range(n): x = self.quantizers[i](x)``: the body calls the object's own modules
+    one by one with the loop's index (one forward pass, not a loop over batches)."""
+    targets = mentions(loop.target)
+
+    def own_module(node: cst.BaseExpression) -> bool:
+        if not isinstance(node, cst.Subscript) or not node.slice:
+            return False
+        owner = dotted(node.value)
+        return owner is not None and owner.startswith("self.") and bool(mentions(node.slice[0]) & targets)
+
+    aliases: set[str] = set()  # ``quantizer = self.quantizers[i]``
+    calls: list[cst.Call] = []
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Assign) and own_module(current.value):
+            aliases |= {key for target in current.targets for key in mentions(target.target)}
+        if isinstance(current, cst.Call):
+            calls.append(current)
+        stack.extend(current.children)
+    for call in calls:
+        func = call.func
+        while isinstance(func, cst.Attribute):
+            func = func.value  # ``self.quantizers[i].from_codes(...)``, ``quantizer.decode(...)``
+        if own_module(func) or (isinstance(func, cst.Name) and func.value in aliases):
+            return True
+    return False
+
+
 def _calls_module_method(func: cst.BaseExpression) -> bool:
     """``build(...).train().requires_grad_(False)``: a chain through ``.train()``/``.eval()``,
     which only modules have."""
@@ -1251,7 +1281,12 @@ class _Walker:
             vocab.LOADER_NAME.search(part) for name in mentions(node.iter) for part in name.split(".")
         )
         loop = self._enter_loop(node, over_loader)
-        if iterable.kind is Kind.MODULE or _iterates_modules(node.iter):
+        wrapped = (
+            [self.values.get(id(arg.value), UNKNOWN) for arg in node.iter.args]
+            if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
+            else []
+        )
+        if iterable.kind is Kind.MODULE or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or _indexes_own_modules(node):
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
         element = iterable.part() if iterable.attached or iterable.params else UNKNOWN
@@ -1546,6 +1581,14 @@ class _Walker:
                     for part in (element.slice.lower, element.slice.upper, element.slice.step):
                         if part is not None:
                             self.evaluate(part)
+            if container.kind is Kind.MODULE:
+                # ``self.blocks[:n]`` is a container of modules, ``self.layers[i]`` one of them
+                sliced = any(isinstance(element.slice, cst.Slice) for element in node.slice)
+                if sliced:
+                    return container
+                if container.elements:
+                    return join(*container.elements)
+                return Value(State.DETACHED, Kind.MODULE)
             if self.no_grad:
                 return DETACHED
             if container.elements is not None and index is not None and len(node.slice) == 1:

@@ -110,7 +110,7 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
         return False
     if function.summary.evaluates:
         return False  # ``model.eval()`` first: an evaluation pass, not a loss to backward
-    if function.returns.detached:
+    if function.returns.detached and function.returns.kind in (Kind.TENSOR, Kind.NUMBER):
         return False  # what it returns holds no graph (``torch.cat(scores).argmax()``)
     if evidence is None:
         return True

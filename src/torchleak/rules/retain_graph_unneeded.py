@@ -196,6 +196,8 @@ class RetainGraphUnneeded(Rule):
             for call in function.backwards:
                 if call.retain_graph is None:
                     continue
+                if _deleted_after(call):
+                    continue  # ``del output`` right after: the retained graph is freed there
                 if call.loop is None:
                     # A helper called once per batch (``backward_G()`` from ``optimize_parameters``)
                     sites = per_batch_calls(facts, function)
@@ -217,3 +219,15 @@ class RetainGraphUnneeded(Rule):
             (keyword_edit(call.node, call.retain_graph),),
             reason="a backward follows later in the function" if later else "no backward follows it",
         )
+
+
+def _deleted_after(call: BackwardCall) -> bool:
+    """Every differentiated output is ``del``-eted later in the same iteration (reformer's
+    reversible layers free what they retained before the next block runs)."""
+    roots = {key.split(".", 1)[0] for key in call.output_mentions} - {"torch", "autograd"}
+    deleted = {
+        binding.key
+        for binding in call.function.bindings
+        if isinstance(binding.node, cst.Del) and binding.seq > call.seq and (call.loop is None or call.loop.contains(binding.seq))
+    }
+    return bool(roots) and roots <= deleted

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+import bench_training
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS_PACKAGES = (
     "pytorch-lightning", "accelerate", "pytorch-ignite", "skorch", "timm",
@@ -47,10 +49,13 @@ DEFAULT_CORPUS = Path("/tmp/perfcorpus")
 DEFAULT_PEERS_VENV = Path("/tmp/peers")
 TYPICAL_FILE_LINES = 5_000
 TYPICAL_FILE_REPEATS = 7
-#: Targets from issue 4.
+#: Targets kept from earlier work: the CLI against TorchFix, the plugin's overhead on the corpus,
+#: the 5,000-line all-training file through the engine.
 TARGET_CLI_VS_TORCHFIX = 5.0
 TARGET_PLUGIN_OVERHEAD = 0.25
-TARGET_TYPICAL_FILE_MS = 150.0
+TARGET_TYPICAL_FILE_MS = 500.0
+#: The training-code targets (bench_training.py), and the phase profile: rows of their own.
+TRAINING_KEYS = ("cold-parse", "cold-parse-paused", "cold-flake8", "warm-flake8", "lsp", "corpus-cli", "library-plugin", "phases")
 
 FINDING_LINE = re.compile(r":\d+:\d+: (?:TLK|TOR)\d+")
 
@@ -743,7 +748,8 @@ def targets(rows: dict[str, Row]) -> list[str]:
 
 
 def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: argparse.Namespace,
-           files: int, lines: int, sample: int, sample_lines: int, extra_notes: Sequence[str] = ()) -> str:
+           files: int, lines: int, sample: int, sample_lines: int, extra_notes: Sequence[str] = (),
+           training: Sequence[str] = ()) -> str:
     by_key = {row.key: row for row in rows}
     floor = by_key.get("a")
     corpus = [r for r in rows if not r.key.startswith("t-")]
@@ -765,23 +771,25 @@ def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: ar
         *[f"- {k}: {v}" for k, v in info.items()],
         *[f"- {k}: {v}" for k, v in vers.items()],
         "",
-        "## Corpus",
-        "",
-        f"{files:,} files, {lines:,} lines. The slow peers and row b-sample lint every "
-        f"{args.peer_sample}th file of the sorted list: {sample:,} files, {sample_lines:,} lines.",
-        "",
-        table(corpus, floor),
-        "",
-        "Wall seconds include interpreter start. CPU s is user+sys of the tool's processes.",
-        "",
-        "## A typical 5,000-line training file",
-        "",
-        table(typical, by_key.get("t-ast")),
-        "",
-        "## Targets",
-        "",
-        *targets(by_key),
-        "",
+        *(training[:2] + training_file_note() + training[2:] if training else []),
+        *([
+            "## Corpus",
+            "",
+            f"{files:,} files, {lines:,} lines. The slow peers and row b-sample lint every "
+            f"{args.peer_sample}th file of the sorted list: {sample:,} files, {sample_lines:,} lines.",
+            "",
+            table(corpus, floor),
+            "",
+            "Wall seconds include interpreter start. CPU s is user+sys of the tool's processes.",
+            "",
+        ] if corpus else []),
+        *([
+            "## A typical 5,000-line training file",
+            "",
+            table(typical, by_key.get("t-ast")),
+            "",
+        ] if typical else []),
+        *(["## Earlier targets", "", *targets(by_key), ""] if corpus or typical else []),
         "## Commands",
         "",
         *commands,
@@ -789,6 +797,79 @@ def report(rows: list[Row], info: dict[str, str], vers: dict[str, str], args: ar
     if notes:
         parts += ["", "## Notes", "", *notes]
     return "\n".join(parts) + "\n"
+
+
+def training_section(tools: Tools, files: list[Path], sample: list[Path], phase_files: list[Path],
+                     args: argparse.Namespace, workdir: Path, wanted: Callable[[str], bool]) -> list[str]:
+    """The training-code targets side by side, and where the time goes (bench_training.py)."""
+    if not tools.plugin_python or not any(wanted(key) for key in TRAINING_KEYS):
+        return []
+    setup = bench_training.Setup(
+        python=tools.plugin_python, torchleak=tools.torchleak, baseline_flake8=tools.baseline_flake8,
+        ruff=bench_training.find_ruff(tools.plugin_python), training_file=typical_training_file(),
+        small_training_file=typical_training_file(EDITOR_FILE_LINES), corpus=files[:: args.cli_sample], sample=sample,
+        repeat=args.training_repeat, in_process_repeats=args.in_process_repeats, jobs=args.jobs, wanted=wanted,
+    )
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    env = {**os.environ, "TORCHLEAK_NO_CACHE": "1"}
+    lines = ["## Training code: the targets", ""]
+    load_before = os.getloadavg()[0]
+    targets, notes = bench_training.run_targets(setup, workdir, log)
+    if args.cli_sample > 1 and any(target.key == "corpus-cli" for target in targets):
+        corpus_lines = sum(count_lines(path) for path in setup.corpus)
+        notes.append(f"corpus-cli: every {args.cli_sample}th file of the corpus ({len(setup.corpus):,} files, "
+                     f"{corpus_lines:,} lines), not all of it")
+    if targets:
+        lines += [
+            f"Each target's two sides ran one after the other, {args.training_repeat} times; a figure is the median "
+            "of the per-repeat ratios (or differences). The cold in-process figures are medians of "
+            f"{args.in_process_repeats} runs after a warm-up, each side in a fresh interpreter. Load average "
+            f"{load_before:.2f} → {os.getloadavg()[0]:.2f} over these runs.",
+            "",
+            *bench_training.targets_table(targets),
+            "",
+            *bench_training.targets_detail(targets),
+            *[f"- {note}" for note in notes],
+            "",
+        ]
+    if wanted("phases"):
+        log("  phase profile")
+        training_file = workdir / "phases" / "typical_training.py"
+        training_file.parent.mkdir(parents=True, exist_ok=True)
+        training_file.write_text(typical_training_file(), encoding="utf-8")
+        training = bench_training.phases(tools.plugin_python, [training_file], args.in_process_repeats, env)
+        corpus = bench_training.phases(tools.plugin_python, phase_files, 1, env) if phase_files else None
+        corpus_lines = sum(count_lines(path) for path in phase_files)
+        label = f"corpus, every {args.phase_sample}th file ({len(phase_files):,} files, {corpus_lines:,} lines)"
+        lines += [
+            "## Where the time goes",
+            "",
+            "Seconds per phase of `check_source`, in one process: the training file's column is the median of "
+            f"{args.in_process_repeats} runs after a first one, which pays the imports; the corpus column is one "
+            "pass over its files after such a first pass. The imports are measured once, in the first pass.",
+            "",
+            *bench_training.phase_table(training, corpus, label),
+            "",
+        ]
+    return lines
+
+
+def training_file_note() -> list[str]:
+    """How the training file is built (the page says so above the figures measured on it)."""
+    return [
+        f"The training file is what `typical_training_file()` in `scripts/benchmark.py` writes: a header of imports, "
+        f"one leaky loop (two findings), then a block of realistic training code repeated with fresh names "
+        f"(a GRU encoder module, an AMP training epoch with a scheduler and gradient clipping, a no-grad evaluation, "
+        f"truncated backpropagation through time, a WGAN-GP gradient penalty with `create_graph=True`, a GAN loop, "
+        f"gradient accumulation, an EMA update, checkpointing and a `fit` driver), cut to {TYPICAL_FILE_LINES:,} lines. "
+        f"Every top-level statement of it passes the pre-filter. The editor's file is the first "
+        f"{EDITOR_FILE_LINES} lines of the same construction.",
+        "",
+    ]
+
+
+#: The editor target's file: about what one module of a training project holds.
+EDITOR_FILE_LINES = 500
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -812,6 +893,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="virtualenv holding only flake8 (created if missing)")
     parser.add_argument("--no-create-baseline", action="store_true", help="do not create the flake8-only virtualenv")
     parser.add_argument("--python", help="python of the environment where torchleak is installed (default: this one)")
+    parser.add_argument("--training-repeat", type=int, default=3,
+                        help="repeats of each training-code target (both sides of a ratio run in each repeat)")
+    parser.add_argument("--in-process-repeats", type=int, default=5,
+                        help="timed runs (after one warm-up) per in-process measurement of the training file")
+    parser.add_argument("--cli-sample", type=int, default=1,
+                        help="the corpus target (CLI vs ruff) lints every Nth file (1 = the whole corpus)")
+    parser.add_argument("--phase-sample", type=int, default=20,
+                        help="the corpus column of the phase profile covers every Nth file (1 = all)")
     parser.add_argument("--note", action="append", default=[], help="a line to add under Notes (context measured by hand)")
     parser.add_argument("--write", action="store_true", help="also write docs/performance.md")
     parser.add_argument("--output", type=Path, default=REPO / "docs" / "performance.md")
@@ -843,6 +932,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if wanted("t-engine"):
             typical, _ = typical_file_rows(tools, workdir, min(args.timeout, 300))
             rows += typical
+        training = training_section(tools, files, sample, files[:: args.phase_sample], args, workdir, wanted)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M UTC")
     code, described = output(["git", "-C", str(REPO), "describe", "--always", "--dirty"])
     commit = f"torchleak {described.strip()}, " if code == 0 else ""
@@ -850,18 +940,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for row in rows:
         row.run = run_label
     if args.save:
-        args.save.write_text(json.dumps([row.__dict__ for row in rows], indent=1))
+        args.save.write_text(json.dumps({"rows": [row.__dict__ for row in rows], "training": training}, indent=1))
     for saved in args.merge:
-        earlier = [Row(**data) for data in json.loads(saved.read_text())]
+        data = json.loads(saved.read_text())
+        earlier = [Row(**row) for row in (data["rows"] if isinstance(data, dict) else data)]
         measured = {row.key for row in rows}
         rows += [row for row in earlier if row.key not in measured]
+        if not training and isinstance(data, dict):
+            training = data.get("training", [])
     order = ["a", "b", "c", "c2", "d", "b-sample", "e", "f", "t-ast", "t-engine", "t-cli", "t-flake8-tlk", "t-flake8-base"]
     rows.sort(key=lambda row: order.index(row.key) if row.key in order else len(order))
     info = machine()
     if not args.report_only:
         info["load average (1 min), start → end"] = f"{load_before:.2f} → {os.getloadavg()[0]:.2f}"
     text = report(rows, info, versions(tools), args, len(files), lines, len(sample), sample_lines,
-                  [*plugin_check(tools), *args.note])
+                  [*plugin_check(tools), *args.note], training)
     print(text)
     if args.write:
         leaked = machine_paths(text)

@@ -149,9 +149,15 @@ class _Uses:
     _ANNOTATIONS = re.compile(r"[(,]\s*\*{0,2}\w+\s*:\s*[\"']?(\w+)\b")
     _BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
 
-    def __init__(self, source: str) -> None:
-        self._source = source
+    def __init__(self, source: Union[str, Callable[[], str]]) -> None:
+        self._text = source
         self._named: Optional[frozenset[str]] = None
+
+    @property
+    def _source(self) -> str:
+        if not isinstance(self._text, str):
+            self._text = self._text()  # the linted module's code costs a codegen: made when needed
+        return self._text
 
     def __call__(self, local: str) -> bool:
         if "." in local or not local.isidentifier():
@@ -175,10 +181,9 @@ def _uses(source: str, local: str) -> bool:
 _ImportSpec = tuple[Optional[str], int, Optional[list[tuple[str, Optional[str]]]]]
 
 
-def _bindings_of(specs: Iterator[_ImportSpec], file: Path, root: Path, source: str) -> list[ImportBinding]:
+def _bindings_of(specs: Iterator[_ImportSpec], file: Path, root: Path, uses: Callable[[str], bool]) -> list[ImportBinding]:
     directory, root_text = str(file.parent), str(root)
     own = _relative(file, root)
-    uses = _Uses(source)
     found: list[ImportBinding] = []
     for base, level, names in specs:
         if base is None:  # ``import a.b [as c]``
@@ -206,9 +211,10 @@ def _bindings_of(specs: Iterator[_ImportSpec], file: Path, root: Path, source: s
     return found
 
 
-def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, source: str) -> list[ImportBinding]:
+def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, source: Union[str, Callable[[], str], None]) -> list[ImportBinding]:
     """The bindings of the import statements among ``statements`` that reach project modules;
-    ``source`` (the importing module's text) tells which of them the code uses."""
+    ``source`` (the importing module's text, or what makes it) tells which of them the code
+    uses (None: all count as used)."""
 
     def specs() -> Iterator[_ImportSpec]:
         for statement in statements:
@@ -223,7 +229,7 @@ def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, s
                 else:
                     yield base, len(statement.relative), [(dotted(alias.name) or "", _asname(alias)) for alias in statement.names]
 
-    return _bindings_of(specs(), file, root, source)
+    return _bindings_of(specs(), file, root, _Uses(source) if source is not None else (lambda local: True))
 
 
 def _asname(alias: cst.ImportAlias) -> Optional[str]:
@@ -242,7 +248,7 @@ def _ast_bindings(tree: ast.Module, file: Path, root: Path, source: str) -> list
             else:
                 yield node.module or "", node.level, [(alias.name, alias.asname) for alias in node.names]
 
-    return _bindings_of(specs(), file, root, source)
+    return _bindings_of(specs(), file, root, _Uses(source))
 
 
 #: Clauses holding statements: ``except`` and (Python 3.10+) ``case``.
@@ -405,19 +411,22 @@ class ProjectIndex:
         self._open: dict[str, _Frame] = {}
         self._computed = 0
         self._texts: dict[str, tuple[str, ast.Module]] = {}
+        self._stamps: dict[str, Optional[tuple[int, int]]] = {}
+        self._read_again: set[str] = set()
         self._shapes: dict[tuple[str, str, int, bool], Optional[frozenset[tuple[str, str]]]] = {}
         self._defines: dict[tuple[str, str, str], bool] = {}
         self._sources: Optional[list[tuple[str, str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
-    def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: str) -> Externals:
+    def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: Union[str, Callable[[], str]]) -> Externals:
         """What the import statements of ``file`` (any of them, nested ones included) bind,
         and which of its functions' results the modules importing it backward. Nothing is
-        summarised until the analysis asks for a name."""
+        summarised until the analysis asks for a name; ``source`` (or what makes it) is read
+        only then, to tell which imports the code uses."""
         self._computed = 0
-        bindings = [binding for binding in import_bindings(statements, file, self.root, source) if binding.used]
-        externals = _LazyExternals(_LazyNames(self, bindings), _ClassRegistry(self))
+        bindings = import_bindings(statements, file, self.root, None)
+        externals = _LazyExternals(_LazyNames(self, bindings, _Uses(source)), _ClassRegistry(self))
         relative = _relative(file, self.root)
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
@@ -475,6 +484,13 @@ class ProjectIndex:
         return self._sources
 
     # ----------------------------------------------------------------- the disk cache
+    def _stamp(self, module: str) -> Optional[tuple[int, int]]:
+        """The file's (size, mtime_ns), looked up once per process (flake8 and the CLI run
+        for one lint; a cache entry checks every file it was computed from)."""
+        if module not in self._stamps:
+            self._stamps[module] = fingerprint(self.root / module)
+        return self._stamps[module]
+
     def _blob(self, module: str) -> Optional[dict[str, Any]]:
         """The module's cache blob, read at most once per process."""
         if module not in self._blobs:
@@ -505,7 +521,7 @@ class ProjectIndex:
                     cached = _Outline.from_dict(blob["outline"])
                 except (KeyError, TypeError, ValueError, AttributeError):
                     cached = None
-                if cached is not None and cached.stamp is not None and cached.stamp == fingerprint(path):
+                if cached is not None and cached.stamp is not None and cached.stamp == self._stamp(module):
                     outline = cached
             if outline is None:
                 outline = _read_outline(path, self.root)
@@ -538,6 +554,13 @@ class ProjectIndex:
                 reader.low = min(reader.low, frame.low if module in self._pending else frame.depth)
                 reader.deps.update(frame.deps)
             return frame.summary
+        if self.cache is not None and module not in self._read_again:
+            # Another process may have summarised it since this one first looked (flake8 -j).
+            self._read_again.add(module)
+            self._blobs.pop(module, None)
+            entry = self._load(module)
+            if entry is not None:
+                return self._summary(module)
         if self._computed >= MAX_MODULES:
             for active in self._active:
                 active.truncated = True
@@ -550,7 +573,7 @@ class ProjectIndex:
             return None
         try:
             deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in blob["deps"].items()}
-            if module not in deps or any(fingerprint(self.root / path) != stamp for path, stamp in deps.items()):
+            if module not in deps or any(self._stamp(path) != stamp for path, stamp in deps.items()):
                 return None
             entry = _Entry(ModuleSummary.from_dict(blob["summary"]), deps)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
@@ -801,14 +824,24 @@ class _LazyNames(Mapping[str, Imported]):
     """What a module's imports bind, by local name, each resolved when the analysis first asks
     for it. Iterating resolves every name (only tests do)."""
 
-    def __init__(self, index: ProjectIndex, bindings: list[ImportBinding]) -> None:
+    def __init__(self, index: ProjectIndex, bindings: list[ImportBinding], uses: Optional[Callable[[str], bool]] = None) -> None:
         self._index = index
-        self._bindings = bindings
+        self._all = bindings
+        #: Tells which imports the code uses (bindings come already filtered without it).
+        self._uses = uses
+        self._used: Optional[list[ImportBinding]] = None if uses is not None else bindings
         self._locals = {binding.local for binding in bindings if binding.symbol != "*"}
         self._stars = [binding for binding in bindings if binding.symbol == "*"]
         self._resolved: dict[str, Optional[Imported]] = {}
         self._candidates: Optional[list[str]] = None
         self._methods: dict[str, list[Summary]] = {}
+
+    @property
+    def _bindings(self) -> list[ImportBinding]:
+        if self._used is None:
+            uses = self._uses
+            self._used = [binding for binding in self._all if binding.symbol == "*" or (uses is not None and uses(binding.local))]
+        return self._used
 
     def get(self, local: str, default: Optional[Imported] = None) -> Optional[Imported]:  # type: ignore[override]
         if local not in self._locals and not self._stars:
@@ -1117,4 +1150,4 @@ def externals_for(module: cst.Module, settings: Settings) -> Optional[Externals]
     if origin is None:
         return None
     index = index_for(origin, settings)
-    return index.externals(Path(os.path.abspath(origin.path)), _iter_imports(module), module.code)
+    return index.externals(Path(os.path.abspath(origin.path)), _iter_imports(module), lambda: module.code)

@@ -2023,3 +2023,24 @@ def test_pinned_corpus_causes():
         """
     )
     assert list(RetainGraphUnneeded().check(deleted)) == []
+
+
+def test_a_context_manager_of_the_file_that_sets_grad_mode_from_its_argument():
+    source = """
+        import contextlib
+        import torch
+        class Model:
+            @contextlib.contextmanager
+            def _mode(self, training):
+                with torch.set_grad_enabled(training):
+                    yield
+            def predict(self, loader):
+                preds = []
+                with self._mode(False):
+                    for x in loader:
+                        preds.append(self.network(x))
+                return preds
+        """
+    assert list(_held_events(facts_of(source))) == []
+    training = source.replace("self._mode(False)", "self._mode(True)").replace("return preds", "return torch.stack(preds).argmax()")
+    assert [e.key for e in _held_events(facts_of(training))] == ["preds"]

@@ -1428,6 +1428,37 @@ class _Walker:
             return "on"
         if name not in self.context.functions and vocab.NO_GRAD_WRAPPER_NAME.search(last_identifier(node.func) or ""):
             return "off"  # a project's own no-grad wrapper, defined out of sight
+        definition = self._resolve(node.func)
+        if definition is not None:
+            return self._context_manager_grad_mode(definition, node)
+        return None
+
+    def _context_manager_grad_mode(self, definition: cst.FunctionDef, call: cst.Call) -> Optional[str]:
+        """A context manager of the file (``@contextmanager def _set_training_mode(self, training)``)
+        whose body runs ``with torch.set_grad_enabled(training):`` around its ``yield``: the mode
+        the call's argument sets (``False`` switches grad off), or what ``no_grad`` in it sets."""
+        parameters = [p.name.value for p in (*definition.params.posonly_params, *definition.params.params)]
+        offset = 1 if parameters[:1] == ["self"] and isinstance(call.func, cst.Attribute) else 0
+        for statement in iter_statements(_body(definition.body)):
+            if not isinstance(statement, cst.With):
+                continue
+            for item in statement.items:
+                inner = item.item
+                if not isinstance(inner, cst.Call):
+                    continue
+                qualified = self.context.aliases.qualify(inner.func) or ""
+                if qualified in vocab.NO_GRAD_CALLABLES:
+                    return "off"
+                if qualified in vocab.SET_GRAD_ENABLED and inner.args and isinstance(inner.args[0].value, cst.Name):
+                    flag = inner.args[0].value.value
+                    argument: Optional[cst.BaseExpression] = None
+                    if flag in parameters:
+                        index = parameters.index(flag) - offset
+                        positional = [a.value for a in call.args if a.keyword is None]
+                        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+                        argument = keywords.get(flag) or (positional[index] if 0 <= index < len(positional) else None)
+                    if isinstance(argument, cst.Name) and argument.value in ("True", "False"):
+                        return "on" if argument.value == "True" else "off"
         return None
 
     def _argument_class(self, function: str, index: int) -> Optional[str]:

@@ -2044,3 +2044,21 @@ def test_a_context_manager_of_the_file_that_sets_grad_mode_from_its_argument():
     assert list(_held_events(facts_of(source))) == []
     training = source.replace("self._mode(False)", "self._mode(True)").replace("return preds", "return torch.stack(preds).argmax()")
     assert [e.key for e in _held_events(facts_of(training))] == ["preds"]
+
+
+def test_a_function_every_caller_of_which_runs_without_grad_runs_without_grad():
+    facts = facts_of(
+        """
+        class TablePipeline(Pipeline):
+            def sequential(self, batch):
+                logits = []
+                for row in batch:
+                    logits.append(self.model(row).logits)
+                return torch.cat(logits)
+            def _forward(self, inputs):
+                return self.sequential(inputs)
+        """
+    )
+    assert summary_of(facts, "TablePipeline._forward").no_grad
+    assert summary_of(facts, "TablePipeline.sequential").no_grad
+    assert list(_held_events(facts)) == []

@@ -449,11 +449,13 @@ class Evidence:
     callers: set[tuple[str, str]] = field(default_factory=set)
     #: (function, parameter position, class): a call passes an instance of a class of the file.
     argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
+    #: Functions whose walk ran without grad (decorated, framework-run, or called only so).
+    no_grad_functions: set[str] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
-            + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes)
+            + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
         )
 
 
@@ -653,11 +655,12 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence = Evidence(
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
-        set(previous.callers), set(previous.argument_classes),
+        set(previous.callers), set(previous.argument_classes), set(previous.no_grad_functions),
     )
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
     evidence.callers |= observations.callers
+    evidence.no_grad_functions |= {function.name for function in facts.functions if function.summary.no_grad}
     evidence.argument_classes |= observations.argument_classes
     backwarded_by_function: dict[int, set[str]] = {}
     for function, key, loop, root in observations.backward_keys:
@@ -1515,6 +1518,14 @@ class _Walker:
             self._switches_grad_off(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             for d in node.decorators
         )
+        if cls is not None and name in vocab.FRAMEWORK_NO_GRAD_METHODS:
+            # Hugging Face's ``Pipeline.forward`` runs ``_forward`` under ``torch.inference_mode()``
+            bases = {base.rsplit(".", 1)[-1] for info in self.context.class_chain(cls) for base in info.bases}
+            no_grad = no_grad or any(base.endswith(vocab.FRAMEWORK_NO_GRAD_METHODS[name]) for base in bases)
+        qualified_name = f"{cls}.{name}" if cls else name
+        callers = {caller for callee, caller in self.context.evidence.callers if callee == qualified_name}
+        if callers and callers <= self.context.evidence.no_grad_functions:
+            no_grad = True  # every caller in the file runs without grad
         per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods
         self.context.in_progress.add(id(node))
         outer_top = self.context.top

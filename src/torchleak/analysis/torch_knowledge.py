@@ -27,6 +27,9 @@ NO_GRAD_METHODS: Final = frozenset(
 #: (yolov5's ``@smart_inference_mode()``): a fallback, used only for decorators and ``with``.
 NO_GRAD_WRAPPER_NAME: Final = re.compile(r"(?:^|_)(?:no_grad|inference_mode)(?:$|_)")
 
+#: Methods a framework runs under no-grad, by the base class name that says so.
+FRAMEWORK_NO_GRAD_METHODS: Final = {"_forward": "Pipeline"}
+
 #: Context managers and decorators that switch autograd off for their body.
 NO_GRAD_CALLABLES: Final = frozenset(
     {

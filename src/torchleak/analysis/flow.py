@@ -1316,7 +1316,9 @@ class _Walker:
             if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
             else []
         )
-        if iterable.kind is Kind.MODULE or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or _indexes_own_modules(node):
+        if iterable.kind is Kind.MODULE or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
+            self.function.cls is not None and _indexes_own_modules(node)  # only a method has ``self.<modules>[i]``
+        ):
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
         element = iterable.part() if iterable.attached or iterable.params else UNKNOWN

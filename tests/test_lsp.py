@@ -183,10 +183,11 @@ def test_pylsp_publishes_tlk_diagnostics_with_lsp_ranges(server: LanguageServer,
     assert sorted(((d["code"], d["range"], d["message"]) for d in diagnostics), key=_by_place) == expected
     assert {(d["source"], d["severity"]) for d in diagnostics} == {("flake8", 2)}  # 2: Warning
 
-    # One concrete case, spelled out: `total_loss += loss` is line 24, column 9 in flake8's terms.
+    # One concrete case, spelled out: the line of `total_loss += loss`, 0-based, column 8.
     [accumulated] = [d for d in diagnostics if d["code"] == "TLK101"]
-    assert accumulated["range"]["start"] == {"line": 23, "character": 8}
-    assert lines[23][8:].startswith("total_loss += loss")
+    [row] = [number for number, line in enumerate(lines) if line.strip().startswith("total_loss += loss")]
+    assert accumulated["range"]["start"] == {"line": row, "character": 8}
+    assert lines[row][8:].startswith("total_loss += loss")
 
     # Editing the buffer (unsaved) re-lints it: the fix clears that diagnostic.
     fixed = text.replace("total_loss += loss  # TLK101", "total_loss += loss.item()")

@@ -2062,3 +2062,26 @@ def test_a_function_every_caller_of_which_runs_without_grad_runs_without_grad():
     assert summary_of(facts, "TablePipeline._forward").no_grad
     assert summary_of(facts, "TablePipeline.sequential").no_grad
     assert list(_held_events(facts)) == []
+
+
+def test_a_class_defining_forward_on_plain_bases_of_the_file_is_not_a_module():
+    facts = facts_of(
+        """
+        class _Compat:
+            def transform(self, x):
+                return x
+        class Pipeline(_Compat):
+            def forward(self, inputs):
+                return self._forward(inputs)
+            def target_ids(self, targets):
+                ids = []
+                for target in targets:
+                    ids.append(self.tokenizer(target)["input_ids"][0])
+                return ids
+        class Net(Imported):
+            def forward(self, x):
+                return self.fc(x)
+        """
+    )
+    assert list(_held_events(facts)) == []
+    assert "Net" in facts.module_classes and "Pipeline" not in facts.module_classes

@@ -636,12 +636,25 @@ def _walk(
         elif isinstance(statement, cst.FunctionDef):
             context.functions.setdefault(statement.name.value, []).append(statement)
     for info in context.classes.values():
-        # A class that defines ``forward`` is a module even when its base is imported from elsewhere.
-        info.is_module = "forward" in info.methods or any(
+        info.is_module = any(
             base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) or getattr(context.imported_class(base), "is_module", False)
             for base in info.bases
         )
     for info in context.classes.values():  # a subclass of a module class in the file is a module
+        info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
+    for info in context.classes.values():
+        # A class that defines ``forward`` is a module even when its base is imported from
+        # elsewhere, unless a base the file shows is not one (Hugging Face's ``Pipeline``
+        # defines ``forward`` on top of plain mixins).
+        plain_bases = [base for base in info.bases if base in context.classes and not context.classes[base].is_module]
+        plain_bases += [
+            base for base in info.bases
+            if base not in context.classes and context.imported_class(base) is not None
+            and not getattr(context.imported_class(base), "is_module", False)
+        ]
+        if "forward" in info.methods and not plain_bases:
+            info.is_module = True
+    for info in context.classes.values():
         info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
     context.facts.module_classes = {name for name, info in context.classes.items() if info.is_module}
     context.facts.observations = context.observations

@@ -170,12 +170,16 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 _IS_NODE: dict[type, bool] = {}
 
 
-def mentions(node: cst.CSTNode) -> set[str]:
-    """The dotted names (and their prefixes) an expression reads, without side effects."""
+def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
+    """The dotted names (and their prefixes) an expression reads, without side effects; with
+    ``through_detach=False``, not what it reads only through ``.detach()``/``.item()`` (no
+    graph flows from those into the result)."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
+        if not through_detach and type(current) is cst.Call and _is_cutting_call(current):
+            continue
         if type(current) is cst.Name or type(current) is cst.Attribute:
             key = dotted(current)
             if key is not None:
@@ -209,14 +213,11 @@ def _indexes_own_modules(loop: cst.For) -> bool:
 
     aliases: set[str] = set()  # ``quantizer = self.quantizers[i]``
     calls: list[cst.Call] = []
-    stack: list[cst.CSTNode] = [loop.body]
-    while stack:
-        current = stack.pop()
+    for current in _subtree(loop.body):
         if isinstance(current, cst.Assign) and own_module(current.value):
             aliases |= {key for target in current.targets for key in mentions(target.target)}
         if isinstance(current, cst.Call):
             calls.append(current)
-        stack.extend(_child_nodes(current))
     for call in calls:
         func = call.func
         while isinstance(func, cst.Attribute):
@@ -237,9 +238,10 @@ def _calls_module_method(func: cst.BaseExpression) -> bool:
     return False
 
 
-def _module_owner(node: cst.BaseExpression) -> Optional[str]:
-    """``sampler`` for ``sampler.eval().to(device)``: the module a chain of its methods returns."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in vocab.MODULE_SELF_METHODS:
+def _chain_root(node: cst.BaseExpression, methods: frozenset[str]) -> Optional[str]:
+    """The object a chain of ``methods`` returns or updates: ``sampler`` for
+    ``sampler.eval().to(device)``, ``buf`` for ``buf.mul_(m)`` (the receiver of ``.add_``)."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods:
         node = node.func.value
     return dotted(node)
 
@@ -264,6 +266,7 @@ def _binds_self(node: cst.Call, summary: Summary) -> bool:
 
 
 def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it (statements and nested functions included)."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -296,13 +299,10 @@ def _switches_on_a_variable(node: cst.BaseExpression) -> bool:
 
 
 def _backwards_in(body: cst.CSTNode) -> bool:
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in vocab.BACKWARD_METHODS:
-            return True
-        stack.extend(_child_nodes(current))
-    return False
+    return any(
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in vocab.BACKWARD_METHODS
+        for node in _subtree(body)
+    )
 
 
 def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
@@ -317,21 +317,8 @@ def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
     return False
 
 
-def _uncut_mentions(node: cst.CSTNode) -> set[str]:
-    """``mentions`` without what is read through ``.detach()``/``.item()``."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in _CUTTING_METHODS:
-            continue
-        if type(current) is cst.Name or type(current) is cst.Attribute:
-            key = dotted(current)
-            if key is not None:
-                found.update(key_prefixes(key))
-                continue
-        stack.extend(_expression_children(current))
-    return found
+def _is_cutting_call(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _CUTTING_METHODS
 
 
 def data_mentions(node: cst.CSTNode) -> set[str]:
@@ -350,7 +337,7 @@ def data_mentions(node: cst.CSTNode) -> set[str]:
             continue
         if type(current) is cst.Call:
             func = current.func
-            if isinstance(func, cst.Attribute) and func.attr.value in _CUTTING_METHODS:
+            if _is_cutting_call(current):
                 continue  # ``torch.stack(buf).detach()``: no graph flows out of it
             if type(func) is cst.Attribute and (
                 not (type(func.value) is cst.Name or type(func.value) is cst.Attribute) or func.attr.value in _TENSOR_METHODS
@@ -1049,7 +1036,7 @@ class _Walker:
                 call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
             )
         self._binding(statement, key, value, sources, fed)
-        self._flow(_uncut_mentions(value_node), key)  # no graph flows through ``.detach()``
+        self._flow(mentions(value_node, through_detach=False), key)
         if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
             for source in data_mentions(value_node):
                 if source != key:
@@ -1471,8 +1458,8 @@ class _Walker:
             return "off"
         if name in vocab.ENABLE_GRAD_CALLABLES:
             return "on"
-        if name not in self.context.functions and vocab.NO_GRAD_WRAPPER_NAME.search(last_identifier(node.func) or ""):
-            return "off"  # a project's own no-grad wrapper, defined out of sight
+        if self._names_no_grad_wrapper(node.func):
+            return "off"
         definition = self._resolve(node.func)
         if definition is not None:
             return self._context_manager_grad_mode(definition, node)
@@ -1507,20 +1494,32 @@ class _Walker:
         return None
 
     def _argument_class(self, function: str, index: int) -> Optional[str]:
-        """The class of the file every call in the file passes at ``index`` (None if they differ)."""
+        """The class every call in the file passes at ``index`` (None if they differ)."""
         classes = {cls for name, position, cls in self.context.evidence.argument_classes if name == function and position == index}
-        if len(classes) == 1:
-            (cls,) = classes
-            if cls in self.context.classes or cls == _SOME_MODULE or self.context.imported_class(cls) is not None:
-                return cls
+        return next(iter(classes)) if len(classes) == 1 else None
+
+    def _instance_of(self, name: Optional[str]) -> Optional[Value]:
+        """An object of the class ``name`` names (of the file, or the project's by name or key)."""
+        if not name:
+            return None
+        if name == _SOME_MODULE:
+            return Value(State.DETACHED, Kind.MODULE)
+        info = self.context.classes.get(name)
+        if info is not None:
+            return Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=name)
+        imported = self.context.imported_class(name)
+        if imported is not None:
+            return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
         return None
 
     def _switches_grad_off(self, decorator: cst.BaseExpression) -> bool:
         """``@torch.no_grad()``, ``@torch.inference_mode()``, or a wrapper of them the file does
         not define (``@smart_inference_mode()`` from the project's utilities)."""
-        if self.context.aliases.qualify(decorator) in vocab.NO_GRAD_CALLABLES:
-            return True
-        identifier = last_identifier(decorator) or ""
+        return self.context.aliases.qualify(decorator) in vocab.NO_GRAD_CALLABLES or self._names_no_grad_wrapper(decorator)
+
+    def _names_no_grad_wrapper(self, func: cst.BaseExpression) -> bool:
+        """A project's own no-grad wrapper, defined out of sight and known by its name only."""
+        identifier = last_identifier(func) or ""
         return identifier not in self.context.functions and vocab.NO_GRAD_WRAPPER_NAME.search(identifier) is not None
 
     def walk_function(self, node: cst.FunctionDef, *, inherited_no_grad: bool) -> Function:
@@ -1552,29 +1551,14 @@ class _Walker:
             key = param.name.value
             walker.parameters.append(key)
             walker.local_names.add(key)
-            if index == 0 and cls is not None and key == "self":
-                walker.env[key] = Value(State.DETACHED, Kind.MODULE if self.context.classes[cls].is_module else Kind.INSTANCE, cls=cls)
-            elif _annotated_class(param) in self.context.classes:
-                # ``memory_bank: MemoryBankNCE``: an instance of a class of the file
-                annotated = _annotated_class(param)
-                info = self.context.classes[annotated]
-                walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=annotated)
-            elif self.context.imported_class(_annotated_class(param)) is not None:
-                imported = self.context.imported_class(_annotated_class(param))
-                assert imported is not None
-                walker.env[key] = Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
-            elif self._argument_class(qualified, index) is not None:
-                # ``train(model, ...)`` called with ``model = Net()``: every call passes a ``Net``
-                passed = self._argument_class(qualified, index)
-                assert passed is not None
-                imported = self.context.imported_class(passed) if passed not in self.context.classes else None
-                if passed == _SOME_MODULE:
-                    walker.env[key] = Value(State.DETACHED, Kind.MODULE)
-                elif imported is not None:
-                    walker.env[key] = Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=passed)
-                else:
-                    info = self.context.classes[passed]
-                    walker.env[key] = Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=passed)
+            # ``self``; ``memory_bank: MemoryBankNCE`` (a class of the file or the project); or
+            # ``train(model, ...)`` where every call passes a ``Net``
+            instance = (
+                self._instance_of(cls) if index == 0 and cls is not None and key == "self"
+                else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
+            )
+            if instance is not None:
+                walker.env[key] = instance
             elif walker._is_evident_module(key):
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
             elif walker._is_backwarded(key):
@@ -1896,7 +1880,7 @@ class _Walker:
             return LEAF  # a fresh leaf: no history, but what is computed from it is attached
         if receiver.leaf and method is not None and method not in vocab.DETACHING_METHODS:
             return Value(State.ATTACHED, Kind.TENSOR)  # ``w.t()``, ``w.sum()`` record a graph
-        if method in ("detach", "item", "tolist", "numpy") and isinstance(func, cst.Attribute):
+        if method in _CUTTING_METHODS and isinstance(func, cst.Attribute):
             self.context.facts.detached_reads |= data_mentions(func.value)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
@@ -2187,15 +2171,6 @@ class _Walker:
             return UNKNOWN  # recursion: the summary is not known yet
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
-        for index, value in self._bind_arguments(node, callee.summary, receiver, arguments).items():
-            if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
-                self.context.observations.argument_classes.add((callee.name, index, value.cls))
-        offset = 1 if _binds_self(node, callee.summary) else 0
-        for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
-            key = dotted(arg.value)
-            if key is not None and self._is_evident_module(key) and self._lookup(key).cls is None:
-                # ``greedy_decode(decoder, ...)`` with ``decoder.eval()`` before: a module
-                self.context.observations.argument_classes.add((callee.name, position + offset, _SOME_MODULE))
         self.context.observations.callers.add((callee.name, self.function.name))
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 
@@ -2210,6 +2185,8 @@ class _Walker:
     ) -> Value:
         """A summary (of this file's function or another module's) applied at a call."""
         bound = self._bind_arguments(node, summary, receiver, arguments)
+        if callee is not None:
+            self._note_argument_classes(node, callee, bound)
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
         if summary.calls_backward:
             # A helper that backwards: a later use of any graph built so far (TLK201), and of
@@ -2231,6 +2208,19 @@ class _Walker:
         if summary.no_grad and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
         return result
+
+    def _note_argument_classes(self, node: cst.Call, callee: Function, bound: dict[int, Value]) -> None:
+        """What each argument of a call of the file's ``callee`` is an instance of (evidence
+        for the parameter's value when every call agrees)."""
+        for index, value in bound.items():
+            if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
+                self.context.observations.argument_classes.add((callee.name, index, value.cls))
+        offset = 1 if _binds_self(node, callee.summary) else 0
+        for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+            key = dotted(arg.value)
+            if key is not None and self._is_evident_module(key) and self._lookup(key).cls is None:
+                # ``greedy_decode(decoder, ...)`` with ``decoder.eval()`` before: a module
+                self.context.observations.argument_classes.add((callee.name, position + offset, _SOME_MODULE))
 
     def _bind_arguments(self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value]) -> dict[int, Value]:
         """Parameter position -> argument value (``self`` is position 0 for a method)."""
@@ -2446,7 +2436,7 @@ class _Walker:
         if method == "eval" and not node.args:
             self.function.summary.evaluates = True
         if method == "requires_grad_" and isinstance(func, cst.Attribute):
-            owner = _module_owner(func.value)
+            owner = _chain_root(func.value, vocab.MODULE_SELF_METHODS)
             known = self._lookup(owner) if owner is not None else UNKNOWN
             if owner is not None and (known.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) or self._is_evident_module(owner)):
                 # ``G.requires_grad_(False)``: its parameters stop recording until it is switched back
@@ -2484,8 +2474,8 @@ class _Walker:
                     self._store(node, func.value, key, method, arg.value, value, frozenset({"<append>"}))
                 if value.attached:
                     self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
-        elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _in_place_owner(func) is not None:
-            receiver_key = _in_place_owner(func)
+        elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None:
+            receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES)
             assert receiver_key is not None
             receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
             operand = combine(*arguments) if arguments else DETACHED
@@ -2642,22 +2632,9 @@ def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
     return set()
 
 
-def _in_place_owner(func: cst.Attribute) -> Optional[str]:
-    """The tensor an in-place chain updates: ``buf`` for ``buf.mul_(m).add_(x)``."""
-    receiver = func.value
-    while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value in vocab.IN_PLACE_UPDATES:
-        receiver = receiver.func.value
-    return dotted(receiver)
-
-
 def _calls_in_statements(function: cst.FunctionDef) -> Iterator[cst.Call]:
     """Every call in a function's body (nested functions included)."""
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call):
-            yield current
-        stack.extend(_child_nodes(current))
+    return (node for node in _subtree(function.body) if isinstance(node, cst.Call))
 
 
 def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:

@@ -177,8 +177,21 @@ def _check_source(
         return skipped(f"nested more than {MAX_NESTING} levels deep")
     if not scope.segments:
         return Result()
+    slot = None
+    if settings.origin is not None:
+        from torchleak import findings_cache
+
+        with _phase(phases, "findings cache"):
+            slot = findings_cache.slot_for(source, settings, codes, fixes)
+            cached = findings_cache.read(slot) if slot is not None else None
     try:
-        findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees, source if fixes else None, phases)
+        if slot is not None and cached is not None:
+            findings = cached
+        else:
+            findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees, source if fixes else None, phases)
+            if slot is not None:
+                with _phase(phases, "findings cache"):
+                    findings_cache.write(slot, findings, findings_cache.project_dependencies(settings))
     except RecursionError:
         return skipped("nested too deeply for libcst")
     except _LibcstRejected as error:

@@ -47,10 +47,9 @@ from torchleak.analysis.summaries import (
     class_key,
 )
 from torchleak.analysis.values import Value
-from torchleak.cache import DIRECTORY_NAME, Cache, enabled_by_environment, fingerprint
+from torchleak.cache import Cache, cache_directory, enabled_by_environment, find_root, fingerprint  # noqa: F401 (find_root: re-exported)
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
-ROOT_MARKERS: Final = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
 SCHEMA: Final = 2
 #: Import cycles: rounds of summarising their modules before giving up on a fixpoint.
@@ -67,24 +66,6 @@ MAX_IMPORTERS: Final = 20
 #: Files of a project scanned for importers (beyond, importers stay unknown).
 MAX_PROJECT_FILES: Final = 5000
 _SKIPPED_FOLDERS: Final = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv", "env"})
-
-
-def find_root(directory: str) -> tuple[Path, bool]:
-    """The project root of a file in ``directory``, and whether a marker decided it: the
-    nearest directory at or above it holding a ``pyproject.toml``, ``setup.cfg``, ``setup.py``
-    or ``.git``; else the working directory when it contains ``directory`` (where flake8 or
-    the command was started); else ``directory`` itself."""
-    return _find_root(os.path.abspath(directory), os.getcwd())
-
-
-@functools.lru_cache(maxsize=None)
-def _find_root(directory: str, cwd: str) -> tuple[Path, bool]:
-    start = Path(directory)
-    for candidate in (start, *start.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
-            return candidate, True
-    working = Path(cwd)
-    return (working if working == start or working in start.parents else start), False
 
 
 # --------------------------------------------------------------------------- imports
@@ -416,6 +397,8 @@ class ProjectIndex:
         self._shapes: dict[tuple[str, str, int, bool], Optional[frozenset[tuple[str, str]]]] = {}
         self._defines: dict[tuple[str, str, str], bool] = {}
         self._sources: Optional[list[tuple[str, str]]] = None
+        #: The linted file's analysis read the project's importers of it (see ``dependencies``).
+        self._scanned_for_importers = False
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
@@ -425,6 +408,7 @@ class ProjectIndex:
         summarised until the analysis asks for a name; ``source`` (or what makes it) is read
         only then, to tell which imports the code uses."""
         self._computed = 0
+        self._scanned_for_importers = False
         bindings = import_bindings(statements, file, self.root, None)
         externals = _LazyExternals(_LazyNames(self, bindings, _Uses(source)), _ClassRegistry(self))
         relative = _relative(file, self.root)
@@ -434,10 +418,27 @@ class ProjectIndex:
             externals.directory = "" if folder == "." else folder + "/"
         return externals
 
+    def dependencies(self) -> dict[str, tuple[int, int]]:
+        """The project files, with their (size, mtime), that the findings of the file linted
+        last may depend on: every file this process has read an outline or a summary of so far
+        (a superset, since answers are memoised across the files one process lints), and every
+        file of the project when that lint looked for importers (any of them may start
+        importing it). The findings cache checks them before reusing a result."""
+        stamps = {module: outline.stamp for module, outline in self._outlines.items() if outline.stamp is not None}
+        for entry in self._entries.values():
+            stamps.update(entry.deps)
+        if self._scanned_for_importers:
+            for module, _ in self._project_sources():
+                stamp = self._stamp(module)
+                if stamp is not None:
+                    stamps[module] = stamp
+        return stamps
+
     def _backwarded_by_importers(self, module: str) -> frozenset[str]:
         """Functions of ``module`` whose results a module importing it backwards."""
         found: set[str] = set()
         prefix = module + ":"
+        self._scanned_for_importers = True
         for importer in self._importers(module):
             outline = self._outline(importer)
             if outline is not None and any(binding.module == module for binding in outline.bindings):
@@ -1131,14 +1132,11 @@ _INDEXES: dict[tuple[str, Optional[str], bool, str], ProjectIndex] = {}
 
 def index_for(origin: Origin, settings: Settings) -> ProjectIndex:
     """The index of the project ``origin.path`` belongs to (one per process, root and settings)."""
-    root, marked = find_root(os.path.dirname(os.path.abspath(origin.path)))
+    root, directory = cache_directory(origin.path, origin.cache_dir)
     use_cache = origin.use_cache and enabled_by_environment()
     key = (str(root), origin.cache_dir, use_cache, settings.vocabulary_key())
     index = _INDEXES.get(key)
     if index is None:
-        # Without a project marker the cache goes where the run started (as ruff's does),
-        # not into every directory of loose files; keys hold the root, so roots never mix.
-        directory = origin.cache_dir or (root if marked else Path.cwd()) / DIRECTORY_NAME
         cache = Cache.at(directory) if use_cache else None
         index = _INDEXES[key] = ProjectIndex(root, settings, cache)
     return index

@@ -2085,3 +2085,106 @@ def test_a_class_defining_forward_on_plain_bases_of_the_file_is_not_a_module():
     )
     assert list(_held_events(facts)) == []
     assert "Net" in facts.module_classes and "Pipeline" not in facts.module_classes
+
+
+# =========================================================================== retained graphs in helpers
+_RETAINING_STEP = """
+    import torch
+    class Trainer:
+        def __init__(self, gen, disc):
+            self.G, self.D = gen, disc
+        def step(self, x, y):
+            fake = self.G(y)
+            loss_g = -self.D(fake, y).mean() + (fake - x).abs().mean()
+            loss_g.backward(retain_graph=True)
+            loss_d = self.D({fake_for_d}, y).mean() - self.D(x, y).mean()
+            loss_d.backward()
+        def fit(self, loader):
+            for batch in loader:
+                self.step({arguments})
+"""
+
+
+def _helper_retain(fake_for_d: str, arguments: str) -> bool:
+    from torchleak.analysis.queries import helper_graph_reused, per_batch_calls
+
+    facts = facts_of(_RETAINING_STEP.format(fake_for_d=fake_for_d, arguments=arguments))
+    step = function(facts, "Trainer.step")
+    retaining = next(call for call in step.backwards if call.retain_graph is not None)
+    return helper_graph_reused(facts, retaining, per_batch_calls(facts, step))
+
+
+def test_a_later_backward_in_a_helper_sharing_only_its_data_parameters_does_not_reuse_the_graph():
+    assert not _helper_retain("fake.detach()", "*batch")
+    assert not _helper_retain("fake.detach()", "batch[0], batch[1]")
+
+
+def test_a_later_backward_in_a_helper_through_the_same_attached_value_reuses_the_graph():
+    assert _helper_retain("fake", "*batch")
+
+
+def test_a_parameter_a_call_site_binds_to_an_attached_value_carries_a_graph():
+    facts = facts_of(_RETAINING_STEP.format(fake_for_d="fake.detach()", arguments="self.G(batch), batch"))
+    site = next(site for site in facts.call_sites if site.callee.endswith("Trainer.step"))
+    assert site.graph_arguments == frozenset({1})
+    assert _helper_retain("fake.detach()", "self.G(batch), batch")
+
+
+# =========================================================================== state carried through locals
+_SAMPLER = """
+    import torch
+    from transformers import GPT2LMHeadModel
+    class Sampler:
+        def __init__(self):
+            self.model = GPT2LMHeadModel.from_pretrained("gpt2")
+            self.past = None
+        def next_token(self, tokens):
+            out = self.model(tokens, past_key_values={past})
+            self.past = out.past_key_values
+            return out.logits[:, -1].argmax(-1, keepdim=True)
+        def sample(self, tokens, n):
+            self.past = None
+            generated = []
+            while len(generated) < n:
+                tokens = self.next_token(tokens)
+                generated.append(tokens)
+            return generated
+"""
+
+
+def test_an_attribute_rebound_from_its_own_value_through_a_forward_is_a_carry_of_the_method():
+    facts = facts_of(_SAMPLER.format(past="self.past"))
+    carry = effect(summary_of(facts, "Sampler.next_token"), "carry", "self.past")
+    assert carry is not None and carry.value.attached
+
+
+def test_an_attribute_rebound_from_a_fresh_forward_is_no_carry():
+    facts = facts_of(_SAMPLER.format(past="None"))
+    assert effect(summary_of(facts, "Sampler.next_token"), "carry", "self.past") is None
+
+
+def test_the_carry_of_a_method_on_its_object_is_located_in_the_method():
+    facts = facts_of(_SAMPLER.format(past="self.past"))
+    carried = [b for b in function(facts, "Sampler.sample").bindings if b.key == "self.past" and b.fed_to_call]
+    assert carried and carried[-1].in_callee == "Sampler.next_token"
+    assert facts.code(carried[-1].node).strip() == "self.past = out.past_key_values"
+
+
+def test_a_module_state_updated_through_a_local_depends_on_the_input():
+    facts = facts_of(
+        """
+        import torch
+        from torch import nn
+        class Leaky(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mem = torch.zeros(1)
+            def forward(self, current):
+                mem = 0.9 * self.mem + current
+                spikes = torch.sigmoid(mem - 1.0)
+                self.mem = mem - spikes
+                return spikes
+        """
+    )
+    carry = effect(summary_of(facts, "Leaky.forward"), "carry", "self.mem")
+    assert carry is not None and carry.value.params == frozenset({1})

@@ -172,6 +172,9 @@ class CallSite:
     loop: Optional[Loop]
     #: The call is inside a comprehension (``[cam(img) for img in images]``): once per element.
     repeated: bool = False
+    #: Parameter positions the call binds to a value that records a graph (attached, or a
+    #: leaf requiring grad); the others receive data, numbers or values it cannot classify.
+    graph_arguments: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)

@@ -1031,6 +1031,8 @@ class _Walker:
             # forward that was given the old one, through other names of this iteration.
             fed = not _concatenates_onto(call, key, self.context.aliases) if isinstance(call, cst.Call) else True
         fed = fed or state_update
+        if not fed and key not in sources and self._derived_from_own_attribute(key, value, value_node):
+            fed = True
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
             fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS and (
                 call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
@@ -1054,6 +1056,18 @@ class _Walker:
         if self.loops:
             self.fed_from[key] = fed_from
         self._write(key)
+
+    def _derived_from_own_attribute(self, key: str, value: Value, value_node: cst.BaseExpression) -> bool:
+        """``mem = beta * self.mem + x; self.mem = mem - spikes`` or ``out = self.model(t,
+        past=self.past); self.past = out.past``: a method rebinds an attribute of its object to
+        a value computed, through other names of this call, from the attribute's previous value
+        (a state the object carries from one call to the next)."""
+        if not key.startswith("self.") or key.count(".") != 1 or self.function.cls is None:
+            return False
+        if not (value.attached or value.params) or self.function.summary.name.endswith("__init__"):
+            return False
+        read = {prefix for name in data_mentions(value_node) for prefix in key_prefixes(name)}
+        return key in self.function.sources_of(read, data_only=True)
 
     def _fed_from(self, node: cst.BaseExpression) -> frozenset[str]:
         """The names whose values reached ``node`` through a forward call's arguments in this
@@ -2196,8 +2210,11 @@ class _Walker:
                 BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement, summary)
             )
             self.function.backward_mentions.update(given)
+        graph_arguments = frozenset(index for index, value in bound.items() if value.records_graph)
+        if any(arg.star and value.records_graph for arg, value in zip(node.args, arguments)):
+            graph_arguments = frozenset(range(len(summary.parameters)))  # ``step(*outputs)``: any of them
         self.context.facts.call_sites.append(
-            CallSite(self.function, summary.key, self.context.next_seq(), self.loop, self.in_comprehension > 0)
+            CallSite(self.function, summary.key, self.context.next_seq(), self.loop, self.in_comprehension > 0, graph_arguments)
         )
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
@@ -2314,8 +2331,9 @@ class _Walker:
                 self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)
             elif effect.kind == "carry":
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
-                if effect.method in vocab.IN_PLACE_UPDATES and where is not None and callee is not None:
-                    # ``ema_p.mul_(a).add_(p)`` in a helper: the fix (no_grad) goes in the helper
+                if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:
+                    # ``ema_p.mul_(a).add_(p)`` in a helper, or a method rebinding its object's
+                    # state (``self.past = out.past_key_values``): the fix goes in the helper
                     self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=callee.name)
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:

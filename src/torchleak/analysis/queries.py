@@ -332,8 +332,11 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
     later in the helper, or one its callers run after calling it that differentiates an
     attached attribute this one does (``backward_D`` on ``self.fake_B.detach()`` does not)."""
     function = call.function
-    if not call.output_mentions or any(other.seq > call.seq for other in function.backwards):
+    if not call.output_mentions:
         return True
+    later_here = [other for other in function.backwards if other.seq > call.seq]
+    if later_here:
+        return _later_backward_shares_graph(function, call, later_here, _data_parameters(function, sites))
     attached = attached_attributes(facts, function.cls)
     differentiated = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
     mine = {key for key in differentiated if key in attached}
@@ -350,6 +353,31 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
                 return True
             if mine & theirs or not mine:
                 return True
+    return False
+
+
+def _data_parameters(function: Function, sites: list[CallSite]) -> set[str]:
+    """The parameters of a per-batch helper that no call site binds to a value recording a
+    graph (the batch, numbers, indices): sharing them shares no graph."""
+    carrying = set().union(*(site.graph_arguments for site in sites)) if sites else set()
+    return {name for index, name in enumerate(function.summary.parameters) if index not in carrying and name != "self"}
+
+
+def _later_backward_shares_graph(function: Function, call: BackwardCall, later: list[BackwardCall], data: set[str]) -> bool:
+    """Whether one of the ``later`` backwards of ``function`` can differentiate the graph
+    ``call`` retains: both differentiate a common value that carries a graph. A later call
+    the analysis cannot trace counts as a use; shared inputs that carry no graph (``data``,
+    values bound only to detached ones) do not."""
+    detached = {b.key for b in function.bindings if b.value.detached} - {
+        b.key for b in function.bindings if not b.value.detached
+    }
+    mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
+    for other in later:
+        if other.kind == "call" or not other.output_mentions:
+            return True
+        theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
+        if (mine & theirs) - detached - data:
+            return True
     return False
 
 
@@ -376,18 +404,10 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
     later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
     if later:
         # A later backward reuses this graph when both differentiate a common attached value
-        # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); one the analysis
-        # cannot trace counts as a use.
-        # Shared inputs that carry no graph (the batch, a detached tensor) do not count.
-        detached = {b.key for b in function.bindings if b.value.detached} - {
-            b.key for b in function.bindings if not b.value.detached
-        }
+        # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); the batch does not count.
         data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
-        mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
-        for other in later:
-            theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
-            if other.kind == "call" or not other.output_mentions or (mine & theirs) - detached - data:
-                return True
+        if _later_backward_shares_graph(function, call, later, data):
+            return True
     sources = function.sources_of(set(call.output_mentions))
     in_loop = [b for b in function.bindings if loop.contains(b.seq)]
     # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.

@@ -2188,3 +2188,92 @@ def test_a_module_state_updated_through_a_local_depends_on_the_input():
     )
     carry = effect(summary_of(facts, "Leaky.forward"), "carry", "self.mem")
     assert carry is not None and carry.value.params == frozenset({1})
+
+
+_CALLABLE_HOOK = """
+    import torch.nn as nn
+    class Recorder:
+        def __init__(self):
+            self.features = []
+        def __call__(self, module, inputs, output):
+            self.features.append({kept})
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+    recorder = Recorder()
+    model[0].register_forward_hook(recorder)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        model(x).sum().backward()
+        optimizer.step()
+"""
+
+
+def test_a_callable_object_registered_as_a_forward_hook_stores_on_itself_at_each_forward():
+    facts = facts_of(_CALLABLE_HOOK.format(kept="output"))
+    stores = [s for s in function(facts, "<module>").stores if "forward hook" in s.via]
+    assert [s.key for s in stores] == ["recorder.features"]
+    assert facts.code(stores[0].node).strip() == "self.features.append(output)"
+    assert [e.key for e in _held_events(facts)] == ["recorder.features"]
+
+
+def test_a_callable_hook_keeping_detached_outputs_stores_nothing():
+    facts = facts_of(_CALLABLE_HOOK.format(kept="output.detach()"))
+    assert [s for s in function(facts, "<module>").stores if "forward hook" in s.via] == []
+
+
+_CLEARED_LIST = """
+    import torch
+    model = torch.nn.Linear(4, 4)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    history = []
+    for x in loader:
+        {top}
+        out = model(x)
+        history.append(out)
+        out.sum().backward()
+        optimizer.step()
+        print(len(history))
+        {end}
+"""
+
+
+@pytest.mark.parametrize(("top", "end"), [("history.clear()", "pass"), ("pass", "history.clear()"), ("pass", "history = []")])
+def test_a_list_emptied_in_every_iteration_holds_one_iteration_at_most(top: str, end: str):
+    assert list(_held_events(facts_of(_CLEARED_LIST.format(top=top, end=end)))) == []
+
+
+@pytest.mark.parametrize(("top", "end"), [("pass", "pass"), ("pass", "if len(history) > 100:\n            history.clear()")])
+def test_a_list_not_emptied_in_every_iteration_holds_every_iteration(top: str, end: str):
+    assert [e.key for e in _held_events(facts_of(_CLEARED_LIST.format(top=top, end=end)))] == ["history"]
+
+
+_FORCES_HELPER = """
+    import torch
+    def energy_and_forces(model, positions):
+        {first}
+        energy = model(positions).sum()
+        forces = -torch.autograd.grad(energy, positions)[0]
+        return positions, forces
+    def relax(model, positions, steps):
+        positions, forces = energy_and_forces(model, positions)
+        history = positions.new_zeros(positions.numel(), 0)
+        for step in range(steps):
+            new_positions = positions + 0.01 * forces
+            new_positions, forces = energy_and_forces(model, new_positions)
+            history = torch.cat([history, (new_positions - positions).flatten().unsqueeze(1)], dim=1)
+            positions = new_positions
+        return history
+"""
+
+
+def test_an_argument_a_helper_first_replaces_by_a_detached_copy_is_not_given_to_its_backward():
+    facts = facts_of(_FORCES_HELPER.format(first="positions = positions.detach().requires_grad_(True)"))
+    calls = [call for call in function(facts, "relax").backwards if call.kind == "call"]
+    assert calls and all("new_positions" not in call.mentions and "model" in call.mentions for call in calls)
+    assert [e.key for e in _held_events(facts)] == ["history"]
+
+
+def test_an_argument_a_helper_differentiates_as_given_is_given_to_its_backward():
+    facts = facts_of(_FORCES_HELPER.format(first="positions.requires_grad_(True)"))
+    calls = [call for call in function(facts, "relax").backwards if call.kind == "call"]
+    assert any("new_positions" in call.mentions for call in calls)
+    assert list(_held_events(facts)) == []

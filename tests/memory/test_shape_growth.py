@@ -244,6 +244,86 @@ tracker = Tracker()
         "losses = {'ce': F.cross_entropy(model(x), y)}\noptimizer.zero_grad()\nlosses['ce'].backward()\noptimizer.step()\ntracker.update({k: v.item() for k, v in losses.items()})\n",
         tensor=0,
     ),
+    Shape(
+        "a running mean a module's forward updates through a local",
+        "TLK103",
+        _norm_module("updated = 0.9 * self.running_mean + 0.1 * mean\nself.running_mean = updated"),
+        TRAIN_STEP,
+        TRAIN_STEP,
+        tensor=16,
+        fixed_setup=_norm_module("updated = 0.9 * self.running_mean + 0.1 * mean\nself.running_mean = updated.detach()"),
+    ),
+    Shape(
+        "a sampler object that feeds its own state back through a forward, without no_grad",
+        "TLK103",
+        COMMON + """
+class Sampler:
+    def __init__(self):
+        self.cell = nn.GRUCell(32, 32)
+        self.state = torch.zeros(16, 32)
+
+    def next_token(self, inputs):
+        out = self.cell(inputs, self.state)
+        self.state = out
+        return out.argmax(-1)
+
+
+sampler = Sampler()
+""",
+        "token = sampler.next_token(x)",
+        "with torch.no_grad():\n    token = sampler.next_token(x)",
+        tensor=14_336,
+    ),
+    Shape(
+        "a callable object registered as a forward hook, keeping each output",
+        "TLK102",
+        COMMON + """
+class Recorder:
+    def __init__(self):
+        self.features = []
+
+    def __call__(self, module, inputs, output):
+        self.features.append(output)
+
+
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+recorder = Recorder()
+model[1].register_forward_hook(recorder)
+""",
+        TRAIN_STEP,
+        TRAIN_STEP + "recorder.features.clear()\n",
+        tensor=4_096,
+    ),
+    Shape(
+        "a truncated history grown by torch.cat from positions a force helper made leaves",
+        "TLK102",
+        COMMON + """
+model = nn.Sequential(nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1))
+
+
+def energy_and_forces(positions):
+    positions = positions.detach().requires_grad_(True)
+    energy = model(positions).sum()
+    forces = -torch.autograd.grad(energy, positions)[0]
+    return positions, forces
+
+
+positions, forces = energy_and_forces(x)
+history = positions.new_zeros(positions.numel(), 3)[:, -2:]  # the storage size each step's slice keeps
+""",
+        """
+new_positions, forces = energy_and_forces(positions + 0.01 * forces)
+history = torch.cat([history, (new_positions - positions).flatten().unsqueeze(1)], dim=1)[:, -2:]
+positions = new_positions
+""",
+        """
+new_positions, forces = energy_and_forces(positions + 0.01 * forces)
+history = torch.cat([history, (new_positions - positions).detach().flatten().unsqueeze(1)], dim=1)[:, -2:]
+positions = new_positions
+""",
+        tensor=2_048,
+    ),
 ]
 
 

@@ -2204,8 +2204,11 @@ class _Walker:
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
         if summary.calls_backward:
             # A helper that backwards: a later use of any graph built so far (TLK201), and of
-            # what it is given (a sum returned to it is consumed).
+            # what it is given (a sum returned to it is consumed), except arguments it replaces
+            # by a detached copy before anything else (``x = x.detach().requires_grad_()``).
             given = frozenset(mentions(node))
+            if callee is not None:
+                given = self._given_to_backward(node, summary, callee)
             self.function.backwards.append(
                 BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement, summary)
             )
@@ -2225,6 +2228,26 @@ class _Walker:
         if summary.no_grad and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
         return result
+
+    def _given_to_backward(self, node: cst.Call, summary: Summary, callee: Function) -> frozenset[str]:
+        """What a call of a helper that backwards hands to that backward: the names its
+        arguments mention, less those of arguments the helper first rebinds to a value without
+        graph (no graph of the caller's flows through them)."""
+        cut = _parameters_cut_on_entry(callee)
+        offset = 1 if _binds_self(node, summary) else 0
+        names = list(summary.parameters)
+        given: set[str] = set(mentions(node.func))
+        position = offset
+        for arg in node.args:
+            if arg.star:
+                given |= mentions(arg.value)
+                continue
+            index = names.index(arg.keyword.value) if arg.keyword is not None and arg.keyword.value in names else position
+            if arg.keyword is None:
+                position += 1
+            if index not in cut:
+                given |= mentions(arg.value)
+        return frozenset(given)
 
     def _note_argument_classes(self, node: cst.Call, callee: Function, bound: dict[int, Value]) -> None:
         """What each argument of a call of the file's ``callee`` is an instance of (evidence
@@ -2399,7 +2422,7 @@ class _Walker:
         for prefix in key_prefixes(key):
             self._read(prefix)
         self.function.stores.append(
-            Store(store_node, self.context.next_seq(), self.loop, self.function, cst.Name(key), key,
+            Store(store_node, self.context.next_seq(), self.loop, self.function, cst.parse_expression(key), key,
                   effect.method or "append", cst.Name("output"), value, frozenset({"<call>"}), f"forward hook {hook.name}")
         )
         held = self._lookup(key)
@@ -2475,13 +2498,23 @@ class _Walker:
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
         elif method in ("register_forward_hook",) and node.args:
-            hook = self._resolve_callable(node.args[0].value)
+            hook_node = node.args[0].value
+            hook = self._resolve_callable(hook_node)
+            #: A callable object of the file (``register_forward_hook(recorder)``): its ``__call__``
+            #: runs on every forward, and what it keeps on ``self`` lives on that object.
+            instance = self.values.get(id(hook_node), UNKNOWN)
+            owner = dotted(hook_node) if instance.kind is Kind.INSTANCE and instance.cls else None
+            if owner is not None:
+                hook = self.context.method(instance.cls, "__call__")
             if hook is not None:
                 function = self.walk_function(hook, inherited_no_grad=False)
                 store_nodes = function.effect_nodes
                 for effect in function.summary.effects:
                     if effect.kind == "store" and not effect.target.startswith("arg") and id(effect) in store_nodes:
-                        self.context.hooks.append((effect, function, store_nodes[id(effect)]))
+                        store_node = store_nodes[id(effect)]
+                        if owner is not None and effect.target.startswith("self."):
+                            effect = replace(effect, target=owner + effect.target[len("self"):])
+                        self.context.hooks.append((effect, function, store_node))
         elif method in vocab.STORING_METHODS and isinstance(func, cst.Attribute) and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
             if key is None:
@@ -2584,6 +2617,22 @@ _NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "rou
 
 #: Calls that give (values, indices): the values keep the graph, the indices never carry one.
 _VALUES_AND_INDICES = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin", "max", "min", "median", "nanmedian"})
+
+
+def _parameters_cut_on_entry(callee: Function) -> set[int]:
+    """Positions of the parameters a function rebinds, before any other use and outside any
+    branch or loop, to a value that holds no graph of the argument (``positions =
+    positions.detach().requires_grad_(True)``)."""
+    cut: set[int] = set()
+    for index, name in enumerate(callee.summary.parameters):
+        first_use = next((b for b in callee.bindings if b.key == name or name in b.mentions), None)
+        if first_use is None or first_use.key != name or first_use.loop is not None or first_use.branch_depth:
+            continue
+        if any(call.seq < first_use.seq for call in callee.backwards):
+            continue  # differentiated before it is replaced
+        if not first_use.value.attached and index not in first_use.value.params:
+            cut.add(index)
+    return cut
 
 
 def _tuple_result(method: str, tensor_value: Value, with_dim: bool) -> Optional[Value]:

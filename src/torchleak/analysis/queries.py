@@ -146,6 +146,8 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
             loop = leaking_loop(event, facts)
             if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key):
                 continue
+            if _emptied_every_iteration(function, event, loop):
+                continue  # ``history.clear()`` (or ``history = []``) in every iteration
             if returned_on_purpose(facts, event, loop) or bounded_by_outer_step(event, loop):
                 continue
             if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
@@ -180,6 +182,18 @@ def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
                 continue
             if isinstance(function.node, cst.FunctionDef):
                 yield store, Loop(function.node, None, per_batch_method=True)
+
+
+def _emptied_every_iteration(function: Function, event: Held, loop: Loop) -> bool:
+    """Whether the body of ``loop`` itself (not a branch, not an inner loop) clears or rebinds
+    to a value without graph what the event keeps, before or after it: then it holds at most
+    one iteration's values (``feats.clear()`` at the top of each step, or at its end)."""
+    owners = set(key_prefixes(event.key))
+    return any(
+        binding.key in owners and not binding.value.attached and binding.seq != event.seq
+        and binding.loop is loop and binding.branch_depth == loop.branch_depth
+        for binding in function.bindings
+    )
 
 
 def _loop_invariant(function: Function, node: cst.CSTNode, loop: Loop) -> bool:

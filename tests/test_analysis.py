@@ -2277,3 +2277,24 @@ def test_an_argument_a_helper_differentiates_as_given_is_given_to_its_backward()
     calls = [call for call in function(facts, "relax").backwards if call.kind == "call"]
     assert any("new_positions" in call.mentions for call in calls)
     assert list(_held_events(facts)) == []
+
+
+# --------------------------------------------------------------------------- greedy decoding: state fed back as data
+def test_an_input_embedded_from_an_argmax_is_no_carried_state():
+    """Greedy decoding: the next input is computed from this step's output only through an
+    argmax (no graph), so it holds one embedding's graph; the LSTM state chains every step."""
+    facts = facts_of(
+        """
+        import torch
+        from torch import nn
+        lstm, embed, head = nn.LSTM(8, 16), nn.Embedding(10, 8), nn.Linear(16, 10)
+        def sample(features, state=None):
+            step = features
+            for _ in range(20):
+                hiddens, state = lstm(step, state)
+                word = head(hiddens).argmax(-1)
+                step = embed(word)
+        sample(torch.randn(1, 1, 8))
+        """
+    )
+    assert carried_keys(facts) == {("state", "")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import ast
 import textwrap
 from pathlib import Path
 
@@ -231,3 +232,44 @@ def test_values_naming_a_class_of_another_module_are_project_wide(tmp_path: Path
     assert (returned.kind, returned.state, returned.cls) == (Kind.MODULE, State.DETACHED, "models.py:Net")
     assert found.classes["models.py:Net"].is_module
     assert os.path.sep not in returned.cls or os.path.sep == "/"
+
+
+# --------------------------------------------------------------------------- importers' calls
+def test_methods_called_with_grad_by_an_importer() -> None:
+    """``Class.method`` for calls on instances the importer builds, outside no-grad code."""
+    tree = ast.parse(textwrap.dedent("""\
+        import torch
+        import models
+        from models import Decoder as Dec, Other
+
+        def caption(x):
+            decoder = Dec(4).to("cpu")
+            decoder = decoder.eval()
+            return decoder.greedy(x)
+
+        def quiet(x):
+            other = Other()
+            with torch.no_grad():
+                return other.greedy(x)
+
+        @torch.no_grad()
+        def decorated(x):
+            return Other().greedy(x)
+
+        def helper(x):
+            return models.Third().sample(x)
+
+        with torch.no_grad():
+            helper(1)
+
+        class Runner:
+            def __init__(self):
+                self.net = models.Third()
+
+            def run(self, x):
+                return self.net.generate(x), unrelated.greedy(x)
+        """))
+    found = project._methods_called_with_grad(tree, {"Dec": "Decoder", "Other": None}, {"models"})
+    # helper() runs only under no_grad; Other.greedy only inside no-grad code; `unrelated` is
+    # no instance the module builds; .to()/.eval() return the module itself.
+    assert found == {"Decoder.greedy", "Third.generate"}

@@ -722,12 +722,10 @@ class _Walker:
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
         # loops of its other methods (``sample``, ``generate``) run forward passes, one per step.
         # A method whose callers in the file never backward its result (a sampler called by an
-        # evaluation script) is the second kind; without callers, stay with the first.
-        self.in_module_method = cls is not None and context.classes[cls].is_module and (
-            name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
-            or name in context.evidence.backwarded_results
-            or _builds_or_is_unused(name, context.evidence.callers)
-        )
+        # evaluation script) is the second kind; without callers, stay with the first, unless
+        # another module of the project calls it with grad (asked only when a loop needs it:
+        # reading importers costs a project scan).
+        self._in_module_method: Optional[bool] = None
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
@@ -744,6 +742,24 @@ class _Walker:
         if per_batch and isinstance(node, cst.FunctionDef):
             self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
 
+    @property
+    def in_module_method(self) -> bool:
+        """Whether this function's loops unroll one forward pass of its module (see __init__)."""
+        if self._in_module_method is None:
+            cls, name, context = self.function.cls, self.function.name, self.context
+            self._in_module_method = cls is not None and context.classes[cls].is_module and (
+                name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
+                or name in context.evidence.backwarded_results
+                or (
+                    _builds_or_is_unused(name, context.evidence.callers)
+                    and (
+                        name not in context.externals.called_with_grad_by_importers
+                        or name in context.externals.backwarded_by_importers
+                    )
+                )
+            )
+        return self._in_module_method
+
     # ----------------------------------------------------------------- bookkeeping
     def run(self, body: Sequence[cst.CSTNode]) -> Function:
         self.context.facts.functions.append(self.function)
@@ -756,7 +772,7 @@ class _Walker:
         returns = join(*self.returns) if self.returns else NONE
         self.function.returns = returns
         holds_no_graph = returns.detached and returns.kind in (Kind.TENSOR, Kind.NUMBER)
-        if self.in_module_method and holds_no_graph and not self.function.summary.calls_backward and not self.function.summary.effects:
+        if self.own_loops and holds_no_graph and not self.function.summary.calls_backward and not self.function.summary.effects and self.in_module_method:
             # A module's method that runs forward passes in a loop and returns no graph
             # (``predict`` returning an argmax): what the loop keeps, nothing can backward.
             for loop in self.own_loops:

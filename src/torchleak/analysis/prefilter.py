@@ -55,7 +55,7 @@ def _identifier(node: ast.AST) -> str:
     return ""
 
 
-def _is_no_grad_block(node: ast.AST) -> bool:
+def is_no_grad_block(node: ast.AST) -> bool:
     """``with torch.no_grad():``, or a function decorated ``@torch.no_grad()`` (its callees run
     without grad too)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -153,7 +153,7 @@ def _no_grad_calls(statement: ast.stmt) -> set[str]:
     stack: list[ast.stmt] = [statement]
     while stack:
         node = stack.pop()
-        if _is_no_grad_block(node):
+        if is_no_grad_block(node):
             calls |= {_identifier(inner.func) for inner in ast.walk(node) if isinstance(inner, ast.Call)}
             continue
         stack.extend(_child_statements(node))

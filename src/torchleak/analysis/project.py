@@ -35,7 +35,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
-from torchleak.analysis.prefilter import called_under_no_grad
+from torchleak.analysis.prefilter import called_under_no_grad, is_no_grad_block
 from torchleak.analysis.settings import Origin, Settings
 from torchleak.analysis.summaries import (
     ClassSummary,
@@ -343,6 +343,60 @@ def _read_outline(path: Path, root: Path) -> _Outline:
     return _Outline(_ast_bindings(tree, path, root, source), functions, classes, stamp, source, tree)
 
 
+#: Methods that return the module they are called on (``decoder = decoder.to(device)``).
+_RETURNS_SELF: Final = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
+
+
+def _methods_called_with_grad(tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str]) -> set[str]:
+    """``Class.method`` for each call ``x.method(...)`` in ``tree`` outside no-grad code, where
+    ``x`` holds an instance the module builds of one of ``classes`` (local name -> the name in
+    the defining module) or of a class reached through an imported module (``model.Decoder``)."""
+
+    def built_class(value: ast.expr, instances: Mapping[str, str]) -> Optional[str]:
+        while isinstance(value, ast.Call):
+            func = value.func
+            name = _ast_dotted(func) or ""
+            if name in classes:
+                return classes[name] or name
+            head, _, last = name.rpartition(".")
+            if head in modules:
+                return last
+            if isinstance(func, ast.Attribute) and func.attr in _RETURNS_SELF:
+                receiver = _ast_dotted(func.value) or ""
+                if receiver in instances:
+                    return instances[receiver]
+                value = func.value
+                continue
+            return None
+        return None
+
+    instances: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            cls = built_class(node.value, instances)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                key = _ast_dotted(target)
+                if cls is not None and key is not None:
+                    instances[key] = cls
+    if not instances:
+        return set()
+    no_grad_functions = called_under_no_grad(tree)
+    found: set[str] = set()
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, no_grad = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in no_grad_functions:
+            no_grad = True
+        no_grad = no_grad or is_no_grad_block(node)
+        if not no_grad and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = _ast_dotted(node.func.value) or ""
+            if receiver in instances and node.func.attr not in _RETURNS_SELF:
+                found.add(f"{instances[receiver]}.{node.func.attr}")
+        stack.extend((child, no_grad) for child in ast.iter_child_nodes(node))
+    return found
+
+
 # --------------------------------------------------------------------------- the index
 @dataclass
 class _Entry:
@@ -414,6 +468,7 @@ class ProjectIndex:
         relative = _relative(file, self.root)
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
+            externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
@@ -444,6 +499,28 @@ class ProjectIndex:
             if outline is not None and any(binding.module == module for binding in outline.bindings):
                 backwarded = self._summary(importer).backwarded
                 found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
+        return frozenset(found)
+
+    def _called_with_grad_by_importers(self, module: str) -> frozenset[str]:
+        """Methods of ``module``'s classes (``DecoderRNN.sample``) that a module importing the
+        class calls, on an instance it builds, with grad enabled (``sample.py`` calling
+        ``decoder.sample(feature)`` outside ``torch.no_grad()``)."""
+        found: set[str] = set()
+        self._scanned_for_importers = True
+        texts = dict(self._project_sources())
+        for importer in self._importers(module):
+            outline = self._outline(importer)
+            if outline is None:
+                continue
+            classes = {b.local: b.symbol for b in outline.bindings if b.module == module and b.symbol not in (None, "*")}
+            modules = {b.local for b in outline.bindings if b.module == module and b.symbol is None}
+            if not classes and not modules:
+                continue
+            try:
+                tree = ast.parse(texts.get(importer, ""))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            found |= _methods_called_with_grad(tree, classes, modules)
         return frozenset(found)
 
     def _importers(self, module: str) -> list[str]:

@@ -3,7 +3,7 @@ backwarded, which loop carries state from one iteration into the next."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final, Optional, Union
 
 import libcst as cst
@@ -247,10 +247,32 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                 ]
                 if not loop.has_backward and backwarded_after(function, binding.key, loop):
                     break  # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts)
+                if fed_back_only_as_data(function, binding.key, loop):
+                    break  # greedy decoding: the next input is embedded from an argmax
                 if not resets and (id(loop), binding.key) not in reported:
                     reported.add((id(loop), binding.key))
                     yield loop, binding
                 break
+
+
+def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:
+    """Whether ``key``'s new value is computed from its previous one, but only through values
+    without a graph: ``word = logits.argmax(1); step = embed(word)`` gives each step's input a
+    graph of its own (the embedding's), so nothing chains the iterations together."""
+    inside = [binding for binding in function.bindings if loop.contains(binding.seq)]
+
+    def reached(through: Callable[[Binding], bool]) -> set[str]:
+        found: set[str] = set()
+        grew = True
+        while grew:
+            grew = False
+            for binding in inside:
+                if binding.key not in found and through(binding) and binding.mentions & (found | {key}):
+                    found.add(binding.key)
+                    grew = True
+        return found
+
+    return key in reached(lambda binding: True) and key not in reached(lambda binding: binding.value.attached)
 
 
 def backwarded_after(function: Function, key: str, loop: Loop) -> bool:

@@ -202,6 +202,9 @@ class Externals:
     classes: Mapping[str, ClassSummary] = field(default_factory=dict)
     #: Functions of this file whose results another module of the project backwards.
     backwarded_by_importers: Container[str] = frozenset()
+    #: Methods of this file's classes (``Decoder.sample``) that another module of the project
+    #: calls with grad enabled on an instance it builds.
+    called_with_grad_by_importers: Container[str] = frozenset()
     #: The linted file's folder relative to the project root (``scripts/``): messages name a
     #: helper's file relative to it when the helper lives in it or below.
     directory: str = ""

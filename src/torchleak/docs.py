@@ -53,12 +53,16 @@ def rule_url(code: str) -> Optional[str]:
     return page.as_uri() if page is not None else None
 
 
+#: The generator's note at the top of each page: for the docs' editors, not for readers.
+_EDITOR_NOTE = re.compile(r"^<!--.*?-->\n+", re.MULTILINE | re.DOTALL)
+
+
 def rule_page_text(code: str) -> str:
-    """The full page of a rule: the shipped file, or rendered from the rule when it is missing."""
+    """The full page of a rule as readers see it (``--explain``, SARIF help): the shipped file,
+    or rendered from the rule when it is missing, without the generator's HTML comment."""
     page = rule_page(code)
-    if page is not None:
-        return page.read_text(encoding="utf-8")
-    return render(RULES_BY_CODE[code])
+    text = page.read_text(encoding="utf-8") if page is not None else render(RULES_BY_CODE[code])
+    return _EDITOR_NOTE.sub("", text, count=1)
 
 
 def lookup(query: str) -> Optional[str]:

@@ -2298,3 +2298,156 @@ def test_an_input_embedded_from_an_argmax_is_no_carried_state():
         """
     )
     assert carried_keys(facts) == {("state", "")}
+
+
+# =========================================================================== third repository set
+_MAML = """
+    from collections import OrderedDict
+    import torch
+    import torch.nn.functional as F
+    def meta_step(model, optimiser, tasks):
+        task_losses = []
+        fast = OrderedDict(model.named_parameters())
+        for x_train, y_train, x_val, y_val in tasks:
+            {start}
+            for _ in range(3):
+                inner_loss = F.cross_entropy(model.functional_forward(x_train, fast), y_train)
+                grads = torch.autograd.grad(inner_loss, {inputs}, create_graph=True)
+                fast = OrderedDict((n, w - 0.4 * g) for (n, w), g in zip(fast.items(), grads))
+            task_losses.append(F.cross_entropy(model.functional_forward(x_val, fast), y_val))
+        optimiser.zero_grad()
+        torch.stack(task_losses).mean().backward()
+        optimiser.step()
+"""
+
+
+def test_an_inner_loop_restarted_per_task_and_differentiated_up_to_its_state_is_one_unroll():
+    """MAML's fast weights: each task starts them afresh, the inner grads stop at them, and the
+    meta-loss backwarded after the loop is what the chain is kept for."""
+    restarted = "fast = OrderedDict(model.named_parameters())"
+    assert carried_keys(facts_of(_MAML.format(start=restarted, inputs="fast.values()"))) == set()
+    # Started once for all tasks: the chain runs on from task to task.
+    assert ("fast", "") in carried_keys(facts_of(_MAML.format(start="pass", inputs="fast.values()")))
+    # Differentiated with respect to the parameters: every inner grad runs through the chain.
+    assert ("fast", "") in carried_keys(facts_of(_MAML.format(start=restarted, inputs="model.parameters()")))
+
+
+_TASK_STORES = """
+    import torch
+    import torch.nn.functional as F
+    def meta_step(model, optimiser, tasks, second_order):
+        task_losses, task_predictions, task_gradients = [], [], []
+        for x, y in tasks:
+            logits = model(x)
+            loss = F.cross_entropy(logits, y)
+            task_predictions.append(logits.softmax(dim=1))
+            task_losses.append(loss)
+            grads = torch.autograd.grad(loss, model.parameters(), create_graph=True)
+            task_gradients.append(grads)
+            {per_task}
+        {after}
+        return torch.cat(task_predictions)
+"""
+
+
+def test_a_store_sharing_the_graphs_a_later_backward_keeps_holds_nothing_more():
+    from torchleak.analysis.queries import held_across_iterations
+
+    def held(facts: FileFacts) -> list[str]:
+        return [event.key for flag in (False, True) for event, _ in held_across_iterations(facts, double_backward=flag)]
+
+    meta = facts_of(_TASK_STORES.format(per_task="pass", after="torch.stack(task_losses).mean().backward()"))
+    # The predictions share the graphs the losses keep for the meta-loss; the gradients are
+    # computed from the kept loss itself (a new graph with create_graph) and stay reported.
+    assert held(meta) == ["task_gradients"]
+    per_task = facts_of(_TASK_STORES.format(per_task="loss.backward()", after="pass"))
+    assert "task_predictions" in held(per_task)
+
+
+def test_a_parameter_whose_default_is_built_from_a_class_is_its_instance():
+    facts = facts_of(
+        """
+        import torch.nn.functional as F
+        class SummedLoss:
+            def get_loss(self):
+                return self.acc_loss.item()
+        class Trainer:
+            def __init__(self, loss=SummedLoss()):
+                self.loss = loss
+            def step(self):
+                loss = self.loss
+                return loss.get_loss()
+        """
+    )
+    value = value_of(facts, "Trainer.step", "loss")
+    assert value.kind is Kind.INSTANCE and value.cls == "SummedLoss"
+    assert summary_of(facts, "Trainer.step").returns.is_number
+
+
+def test_a_list_concatenated_after_a_head_keeps_each_part_apart():
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+        net = nn.Linear(4, 4)
+        kept = []
+        for h in hiddens:
+            kept.append(h.detach())
+        out = [net(x).sum()] + kept
+        tail = out[1:]
+        head = out[0]
+        first, *rest = out
+        grown = []
+        grown.append(net(x))
+        again = grown[0]
+        """
+    )
+    assert not attached(facts, "<module>", "tail") and not attached(facts, "<module>", "rest")
+    assert attached(facts, "<module>", "head") and attached(facts, "<module>", "first")
+    assert attached(facts, "<module>", "again")  # what was appended, not the empty literal
+
+
+_SEGMENTS = """
+    import torch
+    import torch.nn as nn
+    class MemoryLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer, self.head = nn.Linear(8, 8), nn.Linear(8, 1)
+        def refreshed(self, hidden, mems):
+            new_mems = []
+            for mem in mems:
+                new_mems.append(torch.cat([mem, hidden]){cut})
+            return new_mems
+        def forward(self, x, *mems):
+            hidden = self.layer(x)
+            return [self.head(hidden).mean()] + self.refreshed(hidden, mems)
+    model = MemoryLM()
+    mems = tuple()
+    for x in segments:
+        out = model(x, *mems)
+        mems = out[1:]
+        out[0].backward()
+"""
+
+
+def test_memories_sliced_after_the_loss_carry_what_their_helper_gives():
+    assert carried_keys(facts_of(_SEGMENTS.format(cut=".detach()"))) == set()
+    assert carried_keys(facts_of(_SEGMENTS.format(cut=""))) == {("mems", "")}
+
+
+_ALIAS_ROLLOUT = """
+    import torch.nn as nn
+    lstm = nn.LSTM(4, 8)
+    for episode in range(10):
+        h_out = (h0, c0)
+        for t in range(200):
+            h_in = {alias}
+            out, h_out = lstm(observe(), h_in)
+            act(out)
+"""
+
+
+def test_state_fed_back_through_an_alias_is_carried():
+    assert carried_keys(facts_of(_ALIAS_ROLLOUT.format(alias="h_out"))) == {("h_out", "")}
+    assert carried_keys(facts_of(_ALIAS_ROLLOUT.format(alias="tuple(h.detach() for h in h_out)"))) == set()

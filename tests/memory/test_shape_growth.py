@@ -123,6 +123,23 @@ state = torch.zeros(16, 32)
         tensor=14_336,
     ),
     Shape(
+        "a rollout feeding an LSTM's state back through an alias (h_in = h_out) without no_grad",
+        "TLK103",
+        COMMON + """
+lstm = nn.LSTM(32, 32)
+h_out = (torch.zeros(1, 16, 32), torch.zeros(1, 16, 32))
+""",
+        """
+h_in = h_out
+out, h_out = lstm(x.unsqueeze(0), h_in)
+""",
+        """
+h_in = tuple(h.detach() for h in h_out)
+out, h_out = lstm(x.unsqueeze(0), h_in)
+""",
+        tensor=63_488,
+    ),
+    Shape(
         "an adversarial example updated from itself",
         "TLK103",
         COMMON + """

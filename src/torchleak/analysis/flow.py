@@ -291,6 +291,75 @@ def _annotated_class(param: cst.Param) -> str:
     return dotted(annotation) or ""
 
 
+def _default_class(param: cst.Param) -> str:
+    """``C`` for ``x=C(...)``: a default built from a class (of the file or the project)."""
+    if isinstance(param.default, cst.Call):
+        return dotted(param.default.func) or ""
+    return ""
+
+
+def _is_alias(node: cst.BaseExpression) -> bool:
+    """A name, an attribute, or a tuple or list of them: binding it copies no value."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_is_alias(element.value) for element in node.elements)
+    return isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None
+
+
+def _unpacked(value: Value, targets: Sequence[cst.BaseElement], index: int) -> Value:
+    """What the target at ``index`` of a starred unpacking (``loss, *mems = out``) receives:
+    targets before the star take their elements, the star takes the rest as a list."""
+    star = next(i for i, element in enumerate(targets) if isinstance(element, cst.StarredElement))
+    if value.elements is None:
+        return value.part()
+    if index < star:
+        return value.element(index)
+    if index > star:
+        return value.element(index - len(targets))
+    rest = value.sliced(star)
+    if value.open_tail or len(targets) == star + 1:
+        return replace(rest, kind=Kind.CONTAINER)
+    return value.part()  # a star between fixed elements: kept coarse
+
+
+def _grown(container: Value, method: str, value: Value) -> Value:
+    """A list with known elements after ``container.<method>(value)``: its length is no longer
+    known (``append`` adds ``value`` as an open tail, other methods put values anywhere)."""
+    if container.kind is not Kind.CONTAINER or container.elements is None:
+        return container
+    if method != "append":
+        return replace(container, elements=None, open_tail=False)
+    if container.open_tail:
+        return replace(container, elements=(*container.elements[:-1], join(container.elements[-1], value)))
+    return replace(container, elements=(*container.elements, value), open_tail=True)
+
+
+def _constant_start(node: cst.Subscript) -> Optional[int]:
+    """``k`` for ``x[k:]`` (0 for ``x[:]``) with a non-negative integer literal ``k``."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+        return None
+    part = node.slice[0].slice
+    if part.upper is not None or part.step is not None:
+        return None
+    if part.lower is None:
+        return 0
+    return int(part.lower.value) if isinstance(part.lower, cst.Integer) else None
+
+
+def _concatenated(left: Value, right: Value) -> Value:
+    """``left + right`` for a list whose elements are known and another list (or something
+    unknown): the known elements keep their positions, the rest follows as an open tail."""
+    assert left.elements is not None
+    tail = right.elements if right.kind is Kind.CONTAINER and right.elements is not None else (right.part(),)
+    open_tail = right.open_tail if right.kind is Kind.CONTAINER and right.elements is not None else True
+    if left.open_tail:
+        elements: tuple[Value, ...] = (*left.elements[:-1], join(left.elements[-1], *tail))
+        open_tail = True
+    else:
+        elements = left.elements + tuple(tail)
+    inner = tuple_of(elements)
+    return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params, open_tail=open_tail)
+
+
 def _switches_on_a_variable(node: cst.BaseExpression) -> bool:
     """``torch.set_grad_enabled(is_train)``: grad mode decided at run time."""
     return isinstance(node, cst.Call) and last_identifier(node.func) == "set_grad_enabled" and bool(node.args) and not (
@@ -995,7 +1064,7 @@ class _Walker:
             # the loss is attached, what comes with it (logged parts) is not known to be.
             loss_call = value.elements is None and self._is_unseen_loss_call(value_node)
             for index, element in enumerate(target.elements):
-                part = value.part() if starred else value.element(index)
+                part = _unpacked(value, target.elements, index) if starred else value.element(index)
                 if loss_call and index > 0 and part.attached:
                     part = replace(part, state=State.UNKNOWN)
                 self._bind(element.value, value_node, part, statement)
@@ -1094,6 +1163,8 @@ class _Walker:
         for name in data_mentions(node):
             for prefix in key_prefixes(name):
                 found |= self.fed_from.get(prefix, frozenset())
+        if _is_alias(node):
+            found |= data_mentions(node)  # ``h_in = h_out``: the same value under another name
         for call in _calls_in(node):
             qualified = self.context.aliases.qualify(call.func) or ""
             if qualified.startswith(("torch.", "math.", "numpy.")) or qualified in vocab.PASSING_BUILTINS or qualified == "map" or (
@@ -1346,7 +1417,10 @@ class _Walker:
             if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
             else []
         )
-        if iterable.kind is Kind.MODULE or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
+        holds_modules = iterable.kind is Kind.CONTAINER and bool(iterable.elements) and all(
+            e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in iterable.elements or ()
+        )
+        if iterable.kind is Kind.MODULE or holds_modules or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
             self.function.cls is not None and _indexes_own_modules(node)  # only a method has ``self.<modules>[i]``
         ):
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
@@ -1586,6 +1660,7 @@ class _Walker:
             instance = (
                 self._instance_of(cls) if index == 0 and cls is not None and key == "self"
                 else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
+                or self._instance_of(_default_class(param))
             )
             if instance is not None:
                 walker.env[key] = instance
@@ -1691,6 +1766,9 @@ class _Walker:
                 return DETACHED
             if container.elements is not None and index is not None and len(node.slice) == 1:
                 return container.element(index)
+            start = _constant_start(node)
+            if container.elements is not None and start is not None:
+                return container.sliced(start)  # ``out[1:]`` of ``[loss] + mems``: the memories
             if container.kind is Kind.TENSOR:
                 return container
             if container.kind is Kind.NUMBER:
@@ -1700,11 +1778,12 @@ class _Walker:
             left, right = self.evaluate(node.left), self.evaluate(node.right)
             if self.no_grad:
                 return combine(left, right).with_state(State.DETACHED)
+            if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and left.elements is not None and (
+                right.kind in (Kind.CONTAINER, Kind.UNKNOWN)
+            ):
+                return _concatenated(left, right)  # list concatenation: left's elements keep their places
             if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
-                joined = join(left, right)
-                if left.elements is not None and right.elements is not None:
-                    return replace(joined, elements=left.elements + right.elements)  # list concatenation
-                return joined
+                return join(left, right)
             return combine(left, right)
         if isinstance(node, cst.UnaryOperation):
             operand = self.evaluate(node.expression)
@@ -2091,6 +2170,8 @@ class _Walker:
         last = name.rsplit(".", 1)[-1]
         if name in vocab.MODULE_CONTAINERS:
             return Value(State.DETACHED, Kind.MODULE, cls=name, elements=self._contained_modules(node))
+        if name in vocab.MODULE_WRAPPERS and positional and positional[0].kind in (Kind.MODULE, Kind.FUNCTION_MODULE):
+            return positional[0]  # ``nn.DataParallel(model)`` runs the wrapped model's forward
         if name.startswith("torch.nn.") and last[:1].isupper() and "." not in name[len("torch.nn."):]:
             if last.endswith("Loss"):
                 return Value(State.DETACHED, Kind.LOSS_FUNCTION)
@@ -2541,6 +2622,7 @@ class _Walker:
                     self._store(node, func.value, key, method, arg.value, value, frozenset({"<append>"}))
                 if value.attached:
                     self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
+                self.env[key] = _grown(self._lookup(key), method, value)
         elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None:
             receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES)
             assert receiver_key is not None

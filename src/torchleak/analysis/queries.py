@@ -9,7 +9,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
-from torchleak.analysis.flow import data_mentions
+from torchleak.analysis.flow import data_mentions, mentions
 
 Held = Union[Accumulation, Store]
 
@@ -150,6 +150,8 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
                 continue  # ``history.clear()`` (or ``history = []``) in every iteration
             if returned_on_purpose(facts, event, loop) or bounded_by_outer_step(event, loop):
                 continue
+            if _shares_a_graph_kept_for_a_later_backward(function, event, loop):
+                continue  # predictions beside the task losses of a meta-loss: the same graphs
             if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
                 continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
             if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
@@ -182,6 +184,53 @@ def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
                 continue
             if isinstance(function.node, cst.FunctionDef):
                 yield store, Loop(function.node, None, per_batch_method=True)
+
+
+def _shares_a_graph_kept_for_a_later_backward(function: Function, event: Held, loop: Loop) -> bool:
+    """The loop keeps every iteration's graph on purpose in another local (task losses stacked
+    into a meta-loss backwarded after the loop), and the event keeps a value computed from the
+    same attached values (``logits.softmax(1)`` beside ``cross_entropy(logits, y)``): it keeps
+    those graphs no longer than the local that is backwarded, and scales no worse. A value
+    computed from the kept one (its gradient taken with ``create_graph``) is a new graph."""
+    if "." in event.key:
+        return False  # an attribute outlives the function's locals and their backward
+    own = _reaching_bindings(function, data_mentions(event.value_node), event.seq)
+    others: list[Held] = [*function.accumulations, *function.stores]
+    for other in others:
+        if other is event or other.key == event.key or "." in other.key or not loop.contains(other.seq):
+            continue
+        if not backwarded_after(function, other.key, loop):
+            continue
+        kept_roots = _reaching_bindings(function, data_mentions(other.value_node), other.seq, transitive=False)
+        if kept_roots.keys() & own.keys():
+            continue  # computed from the kept value itself
+        kept = _reaching_bindings(function, data_mentions(other.value_node), other.seq)
+        if any(binding.value.attached and loop.contains(binding.seq) for binding in own.values() if id(binding) in kept):
+            return True
+    return False
+
+
+def _reaching_bindings(function: Function, names: set[str], before: int, *, transitive: bool = True) -> dict[int, Binding]:
+    """The bindings (by ``id``) that ``names`` read at ``before`` in statement order, and with
+    ``transitive`` the bindings those read in turn: a backward slice that tells two values of
+    one name apart (the inner loop's ``loss`` and the task's ``loss``)."""
+    by_key: dict[str, list[Binding]] = {}
+    for binding in function.bindings:
+        by_key.setdefault(binding.key, []).append(binding)
+    found: dict[int, Binding] = {}
+    pending = [(name, before) for name in names]
+    while pending:
+        name, seq = pending.pop()
+        earlier = [binding for binding in by_key.get(name, ()) if binding.seq < seq]
+        if not earlier:
+            continue
+        reaching = max(earlier, key=lambda binding: binding.seq)
+        if id(reaching) in found:
+            continue
+        found[id(reaching)] = reaching
+        if transitive:
+            pending.extend((source, reaching.seq) for source in reaching.mentions)
+    return found
 
 
 def _emptied_every_iteration(function: Function, event: Held, loop: Loop) -> bool:
@@ -247,6 +296,8 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                 ]
                 if not loop.has_backward and backwarded_after(function, binding.key, loop):
                     break  # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts)
+                if unrolled_per_outer_iteration(function, binding.key, loop, rebinds[binding.key]):
+                    break  # MAML's fast weights: an inner loop differentiating only up to the state
                 if fed_back_only_as_data(function, binding.key, loop):
                     break  # greedy decoding: the next input is embedded from an argmax
                 if not resets and (id(loop), binding.key) not in reported:
@@ -282,6 +333,41 @@ def backwarded_after(function: Function, key: str, loop: Loop) -> bool:
         return False
     derived = function.derived_from({key})
     return any(derived & call.mentions for call in later)
+
+
+def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
+    """An inner loop that unrolls one forward computation over its steps (MAML's fast weights).
+
+    The state starts afresh before the loop (inside the enclosing loop, when there is one), so
+    its chain spans this loop's steps only; every backward in the loop is
+    ``torch.autograd.grad(..., inputs)`` with the state among its inputs, which stops at the
+    state and never runs through the chain built before it; and a backward after the loop
+    differentiates what the state became (the meta-loss), which is what the chain is kept for.
+    """
+    if not loop.has_backward:
+        return False
+    fresh_before = any(
+        other.seq < loop.start and not other.value.attached and (loop.parent is None or loop.parent.contains(other.seq))
+        for other in rebinds
+    )
+    if not fresh_before:
+        return False
+    inside = [call for call in function.backwards if loop.contains(call.seq)]
+    if not inside or not all(call.kind == "grad" and key in _grad_inputs(call) for call in inside):
+        return False  # a backward through the chain (or one in a helper the loop calls)
+    return backwarded_after(function, key, loop)
+
+
+def _grad_inputs(call: BackwardCall) -> set[str]:
+    """The names ``torch.autograd.grad(outputs, inputs)`` differentiates with respect to."""
+    node = call.node
+    if not isinstance(node, cst.Call):
+        return set()
+    positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+    inputs = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "inputs"), None)
+    if inputs is None and len(positional) > 1:
+        inputs = positional[1]
+    return mentions(inputs.value) if inputs is not None else set()
 
 
 def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:

@@ -53,6 +53,10 @@ class Value:
     #: ``x.requires_grad_()``): it holds no graph itself (its state is DETACHED), but what is
     #: computed from it is attached.
     leaf: bool = False
+    #: For a container with ``elements``: the last element stands for any number (none
+    #: included) of elements like it, so positions from there on are not known. A list built
+    #: as ``[loss] + mems`` or appended to: ``x[1:]`` is the tail's value, not the loss's.
+    open_tail: bool = False
 
     @property
     def records_graph(self) -> bool:
@@ -82,11 +86,25 @@ class Value:
 
     def element(self, index: int) -> Value:
         """The value of ``self[index]`` when it is a tuple with known elements."""
+        if self.elements is not None and self.open_tail:
+            fixed = len(self.elements) - 1
+            if 0 <= index < fixed:
+                return self.elements[index]
+            return self.elements[-1] if index >= fixed else join(*self.elements)
         if self.elements is not None and -len(self.elements) <= index < len(self.elements):
             return self.elements[index]
         if self.kind is Kind.TUPLE and self.elements is not None:
             return UNKNOWN
         return self.part()
+
+    def sliced(self, start: int) -> Value:
+        """The value of ``self[start:]`` (``start`` >= 0) for a tuple or container with known
+        elements: a tuple or container of the elements from ``start`` on."""
+        if self.elements is None or start < 0:
+            return self.part()
+        rest = self.elements[min(start, len(self.elements) - 1):] if self.open_tail else self.elements[start:]
+        inner = tuple_of(rest)
+        return Value(inner.state, self.kind, inner.double_backward, inner.elements, params=inner.params, open_tail=self.open_tail)
 
     def part(self) -> Value:
         """A value taken out of this one (an element, an attribute, a slice) with unknown shape."""
@@ -151,6 +169,9 @@ def join(*values: Value) -> Value:
         return join(*known)
     kind = kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
     elements = None
+    open_tail = False
+    if kind is Kind.CONTAINER and all(value.elements is not None for value in values):
+        elements, open_tail = _joined_elements(values)
     if kind is Kind.TUPLE:
         lengths = {len(value.elements) if value.elements is not None else -1 for value in values}
         if len(lengths) == 1 and -1 not in lengths:
@@ -166,7 +187,20 @@ def join(*values: Value) -> Value:
         classes.pop() if len(classes) == 1 else None,
         frozenset().union(*(value.params for value in values)),
         all(value.leaf for value in values),
+        open_tail,
     )
+
+
+def _joined_elements(values: Sequence[Value]) -> tuple[tuple[Value, ...], bool]:
+    """The elements of one of several lists: position by position as long as each list has a
+    known element there, then one open tail for whatever any of them holds further on."""
+    fixed = [len(value.elements or ()) - (1 if value.open_tail else 0) for value in values]
+    prefix = min(fixed)
+    joined = [join(*(value.element(index) for value in values)) for index in range(prefix)]
+    further = [element for value in values for element in (value.elements or ())[prefix:]]
+    if not further:
+        return tuple(joined), False
+    return (*joined, join(*further)), True
 
 
 def combine(*values: Value) -> Value:
@@ -195,7 +229,7 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
         elements = tuple(substitute(element, arguments) for element in value.elements)
         inner = tuple_of(elements)
         return Value(inner.state if value.kind is Kind.TUPLE else _joined_state([value.with_state(value.state), inner]),
-                     value.kind, inner.double_backward or value.double_backward, elements, value.cls)
+                     value.kind, inner.double_backward or value.double_backward, elements, value.cls, open_tail=value.open_tail)
     if not value.params or value.detached:
         return replace(value, params=frozenset()) if value.params else value  # no_grad or .detach(): whatever it was given
     inherited = [arguments[i] for i in value.params if i in arguments]

@@ -2453,40 +2453,97 @@ def test_state_fed_back_through_an_alias_is_carried():
     assert carried_keys(facts_of(_ALIAS_ROLLOUT.format(alias="tuple(h.detach() for h in h_out)"))) == set()
 
 
-# --------------------------------------------------------------------------- super()
-def test_super_resolves_to_the_base_class_method():
-    """``super().encode(x)`` runs the base class's ``encode``: its result holds the base's
-    graph (``Base.encode``), or none when the base runs it without grad (``Quiet.encode``)."""
+# --------------------------------------------------------------------------- held-out round 2: value fields and tensor slots
+def test_the_indices_field_of_a_topk_result_holds_no_graph():
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        model = nn.Linear(8, 100)
+        for x in loader:
+            top = model(x).topk(5)
+            scores = top.values
+            picked = top.indices
+            by_sort = model(x).sort(dim=-1).indices
+        """
+    )
+    assert attached(facts, "<module>", "scores")
+    assert detached(facts, "<module>", "picked")
+    assert detached(facts, "<module>", "by_sort")
+
+
+def test_tokens_gathered_from_topk_indices_are_no_held_graph():
     facts = facts_of(
         """
         import torch
-        from torch import nn
-
-        class Base(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.net = nn.Linear(4, 4)
-
-            def encode(self, x):
-                return self.net(x)
-
-        class Quiet(Base):
-            @torch.no_grad()
-            def encode(self, x):
-                return self.net(x)
-
-        class Cached(Base):
-            def encode(self, x):
-                out = super().encode(x)
-                self.cache.append(out)
-                return out
-
-        class QuietCached(Quiet):
-            def encode(self, x):
-                out = super().encode(x)
-                self.cache.append(out)
-                return out
+        import torch.nn as nn
+        model = nn.Linear(8, 100)
+        generated = torch.zeros(1, 0, dtype=torch.long)
+        with torch.no_grad():
+            pass
+        for x in loader:
+            top = torch.topk(model(x), 5)
+            token = top.indices.gather(-1, torch.multinomial(top.values.softmax(-1), 1))
+            generated = torch.cat([generated, token], dim=1)
         """
     )
-    assert value_of(facts, "Cached.encode", "out").attached
-    assert not value_of(facts, "QuietCached.encode", "out").attached
+    from torchleak.analysis.queries import held_across_iterations
+
+    assert detached(facts, "<module>", "token")
+    assert [event for event, _ in held_across_iterations(facts, double_backward=False)] == []
+    assert carried_keys(facts) == set()
+
+
+def test_a_tensor_slot_blended_from_its_own_previous_value_is_carried_not_held():
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+        router = nn.Linear(8, 10)
+        ema = torch.zeros(10)
+        for x, uids in loader:
+            weights = router(x).softmax(-1).mean(0)
+            weights.sum().backward()
+            ema[uids] = 0.9 * ema[uids] + 0.1 * weights[uids]
+        """
+    )
+    from torchleak.analysis.queries import held_across_iterations
+
+    assert ("ema", "") in carried_keys(facts)
+    assert [event for event, _ in held_across_iterations(facts, double_backward=False)] == []
+
+
+def test_a_tensor_slot_overwritten_without_its_previous_value_is_still_a_store():
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+        encoder = nn.Linear(8, 16)
+        queue = torch.zeros(128, 16)
+        for step, x in enumerate(loader):
+            feats = encoder(x)
+            feats.sum().backward()
+            queue[step % 128] = feats[0]
+        """
+    )
+    from torchleak.analysis.queries import held_across_iterations
+
+    assert [event.key for event, _ in held_across_iterations(facts, double_backward=False)] == ["queue"]
+    assert carried_keys(facts) == set()
+
+
+def test_a_forward_blending_a_buffer_slot_from_its_input_carries_it():
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+        class CovNorm(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.cov = torch.zeros(n, 3)
+            def forward(self, x):
+                c = x.pow(2).mean(0)
+                self.cov[:, 0] = 0.1 * c + 0.9 * self.cov[:, 0]
+                return x / c
+        """
+    )
+    assert effect(summary_of(facts, "CovNorm.forward"), "carry", "self.cov") is not None

@@ -341,7 +341,28 @@ positions = new_positions
 """,
         tensor=2_048,
     ),
+    Shape(
+        "an average kept in a tensor by index, each slot blended from its own previous value",
+        "TLK103",
+        COMMON + """
+router = nn.Linear(32, 8)
+ema = torch.zeros(8)
+uids = torch.tensor([1, 3, 5])
+""",
+        """
+weights = router(x).softmax(-1).mean(0)
+weights.sum().backward()
+ema[uids] = 0.9 * ema[uids] + 0.1 * weights[uids]
+""",
+        """
+weights = router(x).softmax(-1).mean(0)
+weights.sum().backward()
+ema[uids] = 0.9 * ema[uids] + 0.1 * weights[uids].detach()
+""",
+        tensor=16,
+    ),
 ]
+
 
 
 def _run(shape: Shape, fixed: bool) -> Growth:

@@ -1343,6 +1343,10 @@ class _Walker:
         self._flow(mentions(value_node), key)
         if container.kind is Kind.TENSOR and self.no_grad:
             return  # a write into a tensor under no_grad records nothing
+        if container.kind is Kind.TENSOR and (value.attached or value.params) and self._tensor_slot_blend(target, key, value_node, value):
+            if value.attached:
+                self.env[key] = replace(container, state=State.ATTACHED)
+            return
         if container.kind is Kind.TENSOR and (value.attached or value.params):
             # ``queue[:, ptr] = feats``: a write into a tensor keeps a link to what was written
             # and to the tensor's previous versions, overwritten slots included.
@@ -1356,6 +1360,19 @@ class _Walker:
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
         if value.attached:
             self.env[key] = join(container, replace(container, state=State.ATTACHED)) if container.kind is Kind.CONTAINER else replace(container, state=State.ATTACHED)
+
+    def _tensor_slot_blend(self, target: cst.Subscript, key: str, value_node: cst.BaseExpression, value: Value) -> bool:
+        """``cov[:, 0] = m * c + (1 - m) * cov[:, 0]``: a tensor's slot computed from its own
+        previous content is an in-place update of that tensor, so the tensor carries every
+        write's graph into the next one (a carried state, like ``cov.mul_(1 - m).add_(m * c)``)."""
+        if not any(_reads_slot(leaf, target) for leaf in _arithmetic_leaves(value_node)):
+            return False
+        if value.attached:
+            self._binding(self.statement, key, ATTACHED, mentions(value_node), fed=True)
+        outside = self._outside_target(key)
+        if outside is not None:
+            self._effect(Effect("carry", outside, value, self.function.name, "[]="))
+        return True
 
     def _slot_update(
         self, target: cst.Subscript, key: str, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode
@@ -1863,6 +1880,9 @@ class _Walker:
                 looked = self._lookup(key)
                 if looked is not UNKNOWN:
                     return looked
+        if base.kind is Kind.TUPLE and base.elements is not None and len(base.elements) == 2 and node.attr.value in _VALUES_INDICES_FIELDS:
+            # ``top = logits.topk(k)``: ``top.indices`` holds integer positions, no graph
+            return base.element(_VALUES_INDICES_FIELDS[node.attr.value])
         if node.attr.value in vocab.DETACHING_ATTRIBUTES:
             return NUMBER if node.attr.value in ("shape", "ndim", "dtype", "device", "requires_grad", "is_leaf") else DETACHED_TENSOR
         if base.kind is Kind.MODULE:
@@ -1918,13 +1938,6 @@ class _Walker:
                 return definitions[-1]
             return self._instance_call(func)
         if not isinstance(func, cst.Attribute):
-            return None
-        if _is_super(func.value):
-            # ``super().generate(...)``: the method of a base class the file defines, if any
-            # (one the project defines is ``_imported_callee``'s).
-            for info in self.context.class_chain(self.function.cls):
-                if info.name != self.function.cls and func.attr.value in info.methods:
-                    return info.methods[func.attr.value]
             return None
         if self._instance_call(func) is not None:
             return self._instance_call(func)
@@ -2242,10 +2255,6 @@ class _Walker:
 
     def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
         """The function, method or class of another module of the project that a callee names."""
-        if isinstance(func, cst.Attribute) and _is_super(func.value):
-            # ``super().generate(...)`` in a class whose base another module defines
-            # (Whisper's mixin on ``GenerationMixin``, whose ``generate`` runs without grad).
-            return self.context.imported_method(self.function.cls, func.attr.value) if self.function.cls else None
         if isinstance(func, cst.Attribute) and receiver.cls is not None:
             method = self.context.imported_method(receiver.cls, func.attr.value)
             if method is not None:
@@ -2726,6 +2735,8 @@ _NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "rou
 
 #: Calls that give (values, indices): the values keep the graph, the indices never carry one.
 _VALUES_AND_INDICES = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin", "max", "min", "median", "nanmedian"})
+#: The named fields of their results (``torch.return_types``): position in the tuple.
+_VALUES_INDICES_FIELDS = {"values": 0, "indices": 1}
 
 
 def _parameters_cut_on_entry(callee: Function) -> set[int]:
@@ -2849,11 +2860,6 @@ def _is_sum_of_list(call: cst.Call, key: str) -> bool:
         and isinstance(call.args[0].value, (cst.List, cst.Tuple))
         and any(dotted(element.value) == key for element in call.args[0].value.elements)
     )
-
-
-def _is_super(node: cst.BaseExpression) -> bool:
-    """``super()`` (or ``super(Cls, self)``)."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _is_logging(call: cst.Call) -> bool:

@@ -2453,6 +2453,45 @@ def test_state_fed_back_through_an_alias_is_carried():
     assert carried_keys(facts_of(_ALIAS_ROLLOUT.format(alias="tuple(h.detach() for h in h_out)"))) == set()
 
 
+# --------------------------------------------------------------------------- super()
+def test_super_resolves_to_the_base_class_method():
+    """``super().encode(x)`` runs the base class's ``encode``: its result holds the base's
+    graph (``Base.encode``), or none when the base runs it without grad (``Quiet.encode``)."""
+    facts = facts_of(
+        """
+        import torch
+        from torch import nn
+
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+
+            def encode(self, x):
+                return self.net(x)
+
+        class Quiet(Base):
+            @torch.no_grad()
+            def encode(self, x):
+                return self.net(x)
+
+        class Cached(Base):
+            def encode(self, x):
+                out = super().encode(x)
+                self.cache.append(out)
+                return out
+
+        class QuietCached(Quiet):
+            def encode(self, x):
+                out = super().encode(x)
+                self.cache.append(out)
+                return out
+        """
+    )
+    assert value_of(facts, "Cached.encode", "out").attached
+    assert not value_of(facts, "QuietCached.encode", "out").attached
+
+
 # --------------------------------------------------------------------------- held-out round 2: value fields and tensor slots
 def test_the_indices_field_of_a_topk_result_holds_no_graph():
     facts = facts_of(

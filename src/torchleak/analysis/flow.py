@@ -1939,6 +1939,13 @@ class _Walker:
             return self._instance_call(func)
         if not isinstance(func, cst.Attribute):
             return None
+        if _is_super(func.value):
+            # ``super().generate(...)``: the method of a base class the file defines, if any
+            # (one the project defines is ``_imported_callee``'s).
+            for info in self.context.class_chain(self.function.cls):
+                if info.name != self.function.cls and func.attr.value in info.methods:
+                    return info.methods[func.attr.value]
+            return None
         if self._instance_call(func) is not None:
             return self._instance_call(func)
         method = func.attr.value
@@ -2255,6 +2262,10 @@ class _Walker:
 
     def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
         """The function, method or class of another module of the project that a callee names."""
+        if isinstance(func, cst.Attribute) and _is_super(func.value):
+            # ``super().generate(...)`` in a class whose base another module defines
+            # (Whisper's mixin on ``GenerationMixin``, whose ``generate`` runs without grad).
+            return self.context.imported_method(self.function.cls, func.attr.value) if self.function.cls else None
         if isinstance(func, cst.Attribute) and receiver.cls is not None:
             method = self.context.imported_method(receiver.cls, func.attr.value)
             if method is not None:
@@ -2860,6 +2871,11 @@ def _is_sum_of_list(call: cst.Call, key: str) -> bool:
         and isinstance(call.args[0].value, (cst.List, cst.Tuple))
         and any(dotted(element.value) == key for element in call.args[0].value.elements)
     )
+
+
+def _is_super(node: cst.BaseExpression) -> bool:
+    """``super()`` (or ``super(Cls, self)``)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _is_logging(call: cst.Call) -> bool:

@@ -2586,3 +2586,125 @@ def test_a_forward_blending_a_buffer_slot_from_its_input_carries_it():
         """
     )
     assert effect(summary_of(facts, "CovNorm.forward"), "carry", "self.cov") is not None
+
+
+# =========================================================================== helpers of helpers
+# Shapes of the held-out multi-file projects (an A2C update with a return normaliser, a BYOL
+# trainer with a lazily built EMA target), in one file each.
+class TestHelperCalls:
+    EMA = """
+        import copy
+        import torch
+
+
+        def update_moving_average(ma_model, current_model, beta=0.99):
+            for current, average in zip(current_model.parameters(), ma_model.parameters()):
+                average.copy_(average * beta + (1 - beta) * current)
+
+
+        class Wrapper(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.online = torch.nn.Linear(4, 4)
+                self.target = None
+
+            def _get_target(self):
+                if self.target is None:
+                    self.target = copy.deepcopy(self.online)
+                return self.target
+
+            def update_moving_average(self):
+                update_moving_average(self._get_target(), self.online)
+    """
+
+    def test_a_bare_name_in_a_method_calls_the_module_function_not_the_method(self):
+        facts = facts_of(self.EMA)
+        # Before: the call resolved to the method itself (recursion: nothing known).
+        assert effect(summary_of(facts, "Wrapper.update_moving_average"), "carry", "self.target") is not None
+
+    def test_an_effect_on_what_an_accessor_returns_is_on_its_attribute(self):
+        facts = facts_of(self.EMA)
+        carried = [e.target for e in summary_of(facts, "Wrapper.update_moving_average").effects if e.kind == "carry"]
+        assert carried == ["self.target"]
+
+    def test_a_lazily_built_attribute_is_no_reset_per_call(self):
+        facts = facts_of(self.EMA)
+        assert effect(summary_of(facts, "Wrapper._get_target"), "reset", "self.target") is None
+        unguarded = facts_of("""
+            class Holder:
+                def clear(self):
+                    self.target = None
+        """)
+        assert effect(summary_of(unguarded, "Holder.clear"), "reset", "self.target") is not None
+
+    def test_what_a_callee_computes_under_the_callers_no_grad_carries_no_graph(self):
+        facts = facts_of(self.EMA + """
+
+        class Student(torch.nn.Module):
+            def __init__(self, wrapper):
+                super().__init__()
+                self.wrapper = wrapper
+
+            def quiet_update(self):
+                with torch.no_grad():
+                    self.wrapper.update_moving_average()
+        """)
+        assert not [e for e in summary_of(facts, "Student.quiet_update").effects if e.kind == "carry"]
+        loud = facts_of(self.EMA + """
+
+        class Student(torch.nn.Module):
+            def __init__(self, wrapper):
+                super().__init__()
+                self.wrapper = wrapper
+
+            def loud_update(self):
+                self.wrapper.update_moving_average()
+        """)
+        assert effect(summary_of(loud, "Student.loud_update"), "carry", "self.wrapper.target") is not None
+
+    def test_an_argument_stored_under_no_grad_keeps_its_graph(self):
+        facts = facts_of("""
+            import torch
+
+            class Meter:
+                def __init__(self):
+                    self.values = []
+
+                def update(self, value):
+                    self.values.append(value)
+
+            class Trainer:
+                def __init__(self):
+                    self.meter = Meter()
+
+                def log(self, loss):
+                    with torch.no_grad():
+                        self.meter.update(loss)
+        """)
+        assert effect(summary_of(facts, "Trainer.log"), "store", "self.meter.values") is not None
+
+    def test_an_effect_inside_a_batch_loop_is_reported_there_not_exported(self):
+        facts = facts_of(self.EMA + """
+
+        def train(model, loader, optimizer):
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).mean().backward()
+                optimizer.step()
+                model.update_moving_average()
+        """)
+        assert not [e for e in summary_of(facts, "train").effects if e.kind == "carry"]
+        assert any(b.key == "model.target" and b.fed_to_call and b.value.attached for b in function(facts, "train").bindings)
+
+    def test_the_norm_clip_grad_norm_returns_has_no_graph(self):
+        facts = facts_of("""
+            import torch
+            import torch.nn as nn
+
+            def step(model, loss, history):
+                loss.backward()
+                norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                history.append(norm)
+        """)
+        assert detached(facts, "step", "norm")
+        assert effect(summary_of(facts, "step"), "store", "arg2") is None

@@ -273,3 +273,68 @@ def test_methods_called_with_grad_by_an_importer() -> None:
     # helper() runs only under no_grad; Other.greedy only inside no-grad code; `unrelated` is
     # no instance the module builds; .to()/.eval() return the module itself.
     assert found == {"Decoder.greedy", "Third.generate"}
+
+
+def _lint(root: Path, name: str) -> list[str]:
+    """``code line`` of each finding in ``root/name``, its imports followed (no cache)."""
+    from torchleak.engine import check_source
+
+    path = root / name
+    settings = Settings(origin=Origin(str(path), use_cache=False))
+    result = check_source(path.read_text(), settings=settings)
+    return sorted(f"{finding.code} {finding.line}" for finding in result.findings)
+
+
+def test_a_package_imported_as_a_module_reexports_its_modules_names(tmp_path: Path) -> None:
+    # ikostrikov/pytorch-a2c-ppo-acktr-gail: ``from a2c_ppo_acktr import algo`` then
+    # ``algo.A2C_ACKTR(...)``, the class defined in algo/a2c_acktr.py.
+    write(tmp_path, {
+        "setup.py": "",
+        "rl/__init__.py": "",
+        "rl/algo/__init__.py": "from .a2c import A2C\n",
+        "rl/algo/a2c.py": """
+            class A2C:
+                def __init__(self):
+                    self.history = []
+
+                def update(self, loss):
+                    self.history.append(loss)
+        """,
+        "main.py": """
+            from rl import algo
+
+            agent = algo.A2C()
+        """,
+    })
+    bound = externals(tmp_path, "main.py")
+    found = bound.resolve("algo.A2C")
+    assert isinstance(found, ClassSummary) and found.module == "rl/algo/a2c.py"
+    assert bound.resolve("algo.Missing") is None
+
+
+def test_a_helper_that_runs_a_forward_gives_a_new_graph_per_call(tmp_path: Path) -> None:
+    # The same arguments every iteration (the model and a buffer updated in place), but the
+    # helper runs the model: each call's result is a new graph, kept by the sum.
+    write(tmp_path, {
+        "setup.py": "",
+        "utils.py": """
+            def policy_entropy(actor_critic, obs):
+                _, dist = actor_critic(obs)
+                return dist.entropy().mean()
+        """,
+        "main.py": """
+            import torch
+            from utils import policy_entropy
+
+            def main(actor_critic, buffer, steps):
+                optimizer = torch.optim.SGD(actor_critic.parameters(), 0.1)
+                entropy_sum = 0.0
+                for _ in range(steps):
+                    optimizer.zero_grad()
+                    actor_critic(buffer)[0].mean().backward()
+                    optimizer.step()
+                    entropy_sum += policy_entropy(actor_critic, buffer)
+                return entropy_sum
+        """,
+    })
+    assert _lint(tmp_path, "main.py") == ["TLK101 12"]

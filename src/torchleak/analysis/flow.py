@@ -418,6 +418,17 @@ def data_mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def _own_returns(definition: cst.FunctionDef) -> Iterator[cst.Return]:
+    """The ``return`` statements of a function, not of the functions and classes nested in it."""
+    stack: list[cst.CSTNode] = [definition.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Return):
+            yield current
+        elif not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(current.children)
+
+
 def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
     """``model(x, h)`` for ``model(x, h)[1]`` or ``model(x, h).hidden``."""
     while isinstance(node, (cst.Subscript, cst.Attribute)):
@@ -562,6 +573,9 @@ class _FileContext:
     seq: int = 0
     #: What the file's imports of its project's other modules bind (``analysis/project.py``).
     externals: Externals = field(default_factory=Externals)
+    #: Calls of another module's function that runs a forward, by ``id`` of the call: what
+    #: they return is a new graph at every call, whatever their arguments.
+    imported_forwards: dict[int, Summary] = field(default_factory=dict)
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -786,6 +800,8 @@ class _Walker:
         self.statement: cst.CSTNode = node
         self.parameters: list[str] = []
         self.branch_depth = 0
+        #: The names each enclosing ``if`` test reads (``if self.ema is None:`` guards a lazy build).
+        self.guards: list[set[str]] = []
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -970,11 +986,13 @@ class _Walker:
         elif isinstance(node, cst.If):
             self.evaluate(node.test)
             self.branch_depth += 1
+            self.guards.append(mentions(node.test))
             self._block(_body(node.body))
             if isinstance(node.orelse, cst.If):
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
+            self.guards.pop()
             self.branch_depth -= 1
         elif isinstance(node, cst.With):
             self._with(node)
@@ -1197,7 +1215,8 @@ class _Walker:
             return
         if fed and (value.attached or value.params):
             self._effect(Effect("carry", f"self.{attribute}", value, self.function.name))
-        elif value.detached or value.kind is Kind.NONE:
+        elif (value.detached or value.kind is Kind.NONE) and not any(f"self.{attribute}" in guard for guard in self.guards):
+            # (one guarded by a test of the attribute itself builds it once, lazily: no reset per call)
             self._effect(Effect("reset", f"self.{attribute}", value, self.function.name))
 
     def _self_referential_update(
@@ -1280,6 +1299,10 @@ class _Walker:
         via: str = "",
     ) -> None:
         self._locate(statement)
+        helper = self.context.imported_forwards.get(id(_strip_access(value_node)))
+        if not via and helper is not None:
+            # ``total += policy_entropy(model, obs)``: a new graph per call, even from the same arguments.
+            via = f"{helper.name} in {self.context.externals.shown(helper.module)} runs a forward and returns its graph"
         self.function.accumulations.append(
             Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value, via)
         )
@@ -1935,7 +1958,10 @@ class _Walker:
                 return self.context.method(func.value, "__init__")
             definitions = self.context.functions.get(func.value)
             if definitions:
-                return definitions[-1]
+                # A bare name never names a method (``update(...)`` inside ``Ema.update`` calls
+                # the module's function of that name).
+                plain = [definition for definition in definitions if id(definition) not in self.context.owner]
+                return (plain or definitions)[-1]
             return self._instance_call(func)
         if not isinstance(func, cst.Attribute):
             return None
@@ -2355,6 +2381,8 @@ class _Walker:
         result = substitute(summary.returns, bound)
         if summary.no_grad and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
+        if summary.module and summary.runs_forward and result.attached:
+            self.context.imported_forwards[id(node)] = summary
         return result
 
     def _given_to_backward(self, node: cst.Call, summary: Summary, callee: Function) -> frozenset[str]:
@@ -2432,10 +2460,27 @@ class _Walker:
             if argument is None and 0 <= index - offset < len(argument_nodes):
                 argument = argument_nodes[index - offset]
             owner = dotted(argument) if argument is not None else None
+            if owner is None and isinstance(argument, cst.Call):
+                owner = self._accessor_target(argument)
             if owner is None:
                 return None
             return f"{owner}.{rest}" if rest else owner
         return target
+
+    def _accessor_target(self, call: cst.Call) -> Optional[str]:
+        """``self.target`` for ``self._get_target()`` when that method of the file only ever
+        returns ``self.target`` (a lazily built EMA copy): an effect on what it returns is an
+        effect on that attribute."""
+        if call.args or not isinstance(call.func, cst.Attribute) or dotted(call.func.value) != "self":
+            return None
+        definition = self._resolve(call.func)
+        if definition is None:
+            return None
+        returned = {dotted(node.value) if node.value is not None else None for node in _own_returns(definition)}
+        if len(returned) != 1:
+            return None
+        key = returned.pop()
+        return key if key is not None and key.startswith("self.") else None
 
     def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value], callee: Optional[Function] = None) -> None:
         statement = self.statement
@@ -2444,10 +2489,13 @@ class _Walker:
             if key is None:
                 continue
             value = substitute(effect.value, bound)
+            if self.no_grad and not effect.value.params and value.attached:
+                value = value.with_state(State.DETACHED)  # what the callee computes itself, under the caller's no_grad
             origin = f" in {self.context.externals.shown(effect.origin)}" if effect.origin else ""  # another module's helper: its file and line
             via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             outside = self._outside_target(key)
-            if outside is not None and (value.attached or value.params) and effect.kind != "reset":
+            if outside is not None and (value.attached or value.params) and effect.kind != "reset" and not self._in_batch_loop():
+                # (inside a batch loop the effect is reported here, as ``_store`` does)
                 self._effect(replace(effect, target=outside, value=value))
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))

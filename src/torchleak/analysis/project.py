@@ -998,6 +998,17 @@ class _LazyExternals(Externals):
         names = self.names
         return names.methods_named(method) if isinstance(names, _LazyNames) else super().methods_named(method)
 
+    def reexported(self, module: ModuleSummary, name: str) -> Optional[Imported]:
+        names = self.names
+        if not isinstance(names, _LazyNames):
+            return None
+        found: Optional[Imported] = module
+        for part in name.split("."):  # ``pkg.sub.Class``: each part through the one before
+            if not isinstance(found, ModuleSummary):
+                return None
+            found = found.functions.get(part) or found.classes.get(part) or names._index._symbol(found.path, part, 0)
+        return found
+
 
 class _Lazy:
     """A set computed on the first membership test (reading importers costs a project scan)."""

@@ -222,11 +222,18 @@ class Externals:
         while head:
             owner = self.names.get(head)
             if isinstance(owner, ModuleSummary):
-                return owner.functions.get(rest) or owner.classes.get(rest)
+                return owner.functions.get(rest) or owner.classes.get(rest) or self.reexported(owner, rest)
             if owner is not None or "." not in head:
                 return None
             head, _, last = head.rpartition(".")
             rest = f"{last}.{rest}"
+        return None
+
+    def reexported(self, module: ModuleSummary, name: str) -> Imported | None:
+        """What ``module.name`` is when ``module`` does not define ``name`` itself but imports
+        it (``from pkg import algo`` then ``algo.A2C``, with ``algo/__init__.py`` importing
+        ``A2C`` from a sibling). A summary lists only what a module defines; the project index
+        follows its imports."""
         return None
 
     def methods_named(self, method: str) -> list[Summary]:

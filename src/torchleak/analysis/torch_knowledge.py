@@ -113,6 +113,9 @@ DETACHING_CALLABLES: Final = frozenset(
         "torch.save", "torch.device", "torch.Size", "torch.numel",
         "torch.count_nonzero", "torch.nonzero", "torch.bincount", "torch.multinomial",
         "torch.bernoulli", "torch.poisson", "torch.searchsorted", "torch.bucketize",
+        # The total norm they return is computed under no_grad.
+        "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_",
+        "torch.nn.utils.get_total_norm", "torch.nn.utils.clip_grad_value_",
     }
 )
 #: Builtins that hand back (part of) what they are given.

@@ -2708,3 +2708,26 @@ class TestHelperCalls:
         """)
         assert detached(facts, "step", "norm")
         assert effect(summary_of(facts, "step"), "store", "arg2") is None
+
+
+def test_an_input_rebuilt_in_two_steps_from_max_indices_is_no_carried_state():
+    """``_, predicted = outputs.max(1); inputs = embed(predicted); inputs = inputs.unsqueeze(1)``
+    (pytorch-tutorial's captioning sampler): the second binding reads this iteration's
+    ``inputs``, not the last one's, so only ``states`` chains the steps."""
+    facts = facts_of(
+        """
+        import torch
+        from torch import nn
+        lstm, embed, head = nn.LSTM(8, 16, batch_first=True), nn.Embedding(10, 8), nn.Linear(16, 10)
+        def sample(features, states=None):
+            inputs = features.unsqueeze(1)
+            for _ in range(20):
+                hiddens, states = lstm(inputs, states)
+                outputs = head(hiddens.squeeze(1))
+                _, predicted = outputs.max(1)
+                inputs = embed(predicted)
+                inputs = inputs.unsqueeze(1)
+        sample(torch.randn(1, 8))
+        """
+    )
+    assert carried_keys(facts) == {("states", "")}

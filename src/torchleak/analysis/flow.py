@@ -2625,6 +2625,8 @@ class _Walker:
             return False  # ``item_generator = obj.items``: a bound method, whatever it is called
         if not vocab.MODEL_NAME.match(identifier):
             return False
+        if identifier[:1].isupper() and not identifier.isupper():
+            return False  # ``EncoderDecoderCache(...)``, ``Decoder(cfg)``: a class being built, not a forward
         if isinstance(func, cst.Attribute):
             # ``self.encoder(x)`` and ``model.backbone(x)`` are submodules; ``cfg.model(...)`` is not.
             owner = dotted(func.value)

@@ -307,23 +307,33 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
 
 
 def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:
-    """Whether ``key``'s new value is computed from its previous one, but only through values
-    without a graph: ``word = logits.argmax(1); step = embed(word)`` gives each step's input a
-    graph of its own (the embedding's), so nothing chains the iterations together."""
-    inside = [binding for binding in function.bindings if loop.contains(binding.seq)]
+    """Whether ``key``'s value at the end of an iteration is computed from its value at the
+    start, but only through values without a graph: ``_, word = logits.max(1);
+    step = embed(word).unsqueeze(1)`` gives each step's input a graph of its own (the
+    embedding's), so nothing chains the iterations together."""
+    inside = sorted((b for b in function.bindings if loop.contains(b.seq)), key=lambda b: b.seq)
+    own = [binding for binding in inside if binding.key == key]
+    if not own:
+        return False
 
-    def reached(through: Callable[[Binding], bool]) -> set[str]:
-        found: set[str] = set()
-        grew = True
-        while grew:
-            grew = False
-            for binding in inside:
-                if binding.key not in found and through(binding) and binding.mentions & (found | {key}):
-                    found.add(binding.key)
-                    grew = True
-        return found
+    def reaches_the_start(through: Callable[[Binding], bool]) -> bool:
+        """A backward slice from the last binding of ``key`` within one iteration: does it read
+        ``key`` before the iteration rebinds it, through bindings ``through`` accepts?"""
+        pending, seen = [own[-1]], set()
+        while pending:
+            binding = pending.pop()
+            if id(binding) in seen or not through(binding):
+                continue
+            seen.add(id(binding))
+            for name in binding.mentions:
+                earlier = [b for b in inside if b.key == name and b.seq < binding.seq]
+                if earlier:
+                    pending.append(earlier[-1])
+                elif name == key:
+                    return True
+        return False
 
-    return key in reached(lambda binding: True) and key not in reached(lambda binding: binding.value.attached)
+    return reaches_the_start(lambda binding: True) and not reaches_the_start(lambda binding: binding.value.attached)
 
 
 def backwarded_after(function: Function, key: str, loop: Loop) -> bool:

@@ -140,3 +140,16 @@ def test_no_cache_reads_and_writes_nothing(project: Path, monkeypatch: pytest.Mo
     _, phases = lint(project)
     _, phases = lint(project)
     assert entries(project) == [] and "analysis walks" in phases
+
+
+def test_a_cache_that_fails_costs_only_time(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the cache raises (a package read from a zip, a full disk), the lint goes on."""
+    first, _ = lint(project)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(findings_cache, "code_stamp", broken)
+    monkeypatch.setattr(findings_cache, "write", broken)
+    again, phases = lint(project)
+    assert again == first and "analysis walks" in phases

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import re
 import time
@@ -182,15 +183,18 @@ def _check_source(
         from torchleak import findings_cache
 
         with _phase(phases, "findings cache"):
-            slot = findings_cache.slot_for(source, settings, codes, fixes)
-            cached = findings_cache.read(slot) if slot is not None else None
+            try:
+                slot = findings_cache.slot_for(source, settings, codes, fixes)
+                cached = findings_cache.read(slot) if slot is not None else None
+            except Exception:  # a cache that cannot be used only costs time
+                slot = cached = None
     try:
         if slot is not None and cached is not None:
             findings = cached
         else:
             findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees, source if fixes else None, phases)
             if slot is not None:
-                with _phase(phases, "findings cache"):
+                with _phase(phases, "findings cache"), contextlib.suppress(Exception):
                     findings_cache.write(slot, findings, findings_cache.project_dependencies(settings))
     except RecursionError:
         return skipped("nested too deeply for libcst")

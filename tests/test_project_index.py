@@ -338,3 +338,32 @@ def test_a_helper_that_runs_a_forward_gives_a_new_graph_per_call(tmp_path: Path)
         """,
     })
     assert _lint(tmp_path, "main.py") == ["TLK101 12"]
+
+
+def test_modules_over_the_size_bound_are_not_summarised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module larger than MAX_SUMMARISED_BYTES stays unknown, like a third-party one."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "ops.py": "def keep(store, x):\n    store.append(x)\n" + "# padding\n" * 50,
+        "small.py": "def keep_too(store, x):\n    store.append(x)\n",
+        "train.py": "from ops import keep\nfrom small import keep_too\n\ndef run(s, x):\n    keep(s, x), keep_too(s, x)\n",
+    })
+    monkeypatch.setattr(project, "MAX_SUMMARISED_BYTES", 200)
+    found = externals(tmp_path, "train.py")
+    small = found.names["keep_too"]
+    assert isinstance(small, Summary) and small.effects
+    assert not isinstance(found.names.get("keep"), Summary) or not found.names["keep"].effects  # type: ignore[union-attr]
+
+
+def test_importers_are_found_by_the_words_of_their_import_lines(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "utils.py": "def f():\n    pass\n",
+        "a.py": "from utils import f\n",
+        "b.py": "import os, utils as u\n",
+        "c.py": "x = 'utils'  # mentions utils, imports nothing of it\nfrom other import utilsx\n",
+    })
+    project._INDEXES.clear()
+    settings = Settings(origin=Origin(str(tmp_path / "a.py"), use_cache=False))
+    index = project.index_for(settings.origin, settings)  # type: ignore[arg-type]
+    assert index._importers("utils.py") == ["a.py", "b.py"]

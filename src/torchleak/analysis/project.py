@@ -52,6 +52,11 @@ from torchleak.cache import Cache, cache_directory, enabled_by_environment, find
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
 SCHEMA: Final = 2
+#: Larger modules are not summarised (a bound on cold-cache cost): in 68 public training
+#: repositories one Python file exceeds 100 KB; in the pinned corpus of libraries, 16 files
+#: exceed 150 KB (transformers' modeling_utils.py, generation/utils.py, ...), and summarising
+#: them and what they import took a quarter of the project index's time on a 220-file sample.
+MAX_SUMMARISED_BYTES: Final = 150_000
 #: Import cycles: rounds of summarising their modules before giving up on a fixpoint.
 FIXPOINT_ROUNDS: Final = 3
 #: The most modules one file's imports may make the index read (a bound on cold-cache cost).
@@ -343,6 +348,9 @@ def _read_outline(path: Path, root: Path) -> _Outline:
     return _Outline(_ast_bindings(tree, path, root, source), functions, classes, stamp, source, tree)
 
 
+_IMPORT_LINE: Final = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*", re.MULTILINE)
+_WORD: Final = re.compile(r"\w+")
+
 #: Methods that return the module they are called on (``decoder = decoder.to(device)``).
 _RETURNS_SELF: Final = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
 
@@ -453,6 +461,7 @@ class ProjectIndex:
         self._sources: Optional[list[tuple[str, str]]] = None
         #: The linted file's analysis read the project's importers of it (see ``dependencies``).
         self._scanned_for_importers = False
+        self._imported_words: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
@@ -507,8 +516,9 @@ class ProjectIndex:
         ``decoder.sample(feature)`` outside ``torch.no_grad()``)."""
         found: set[str] = set()
         self._scanned_for_importers = True
-        texts = dict(self._project_sources())
-        for importer in self._importers(module):
+        importers = self._importers(module)
+        texts = {candidate: text for candidate, text in self._project_sources() if candidate in importers}
+        for importer in importers:
             outline = self._outline(importer)
             if outline is None:
                 continue
@@ -530,14 +540,19 @@ class ProjectIndex:
         name = path.parent.name if path.name == "__init__.py" else path.stem
         if not name:
             return []
-        pattern = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*\b" + re.escape(name) + r"\b", re.MULTILINE)
-        importers = []
-        for candidate, text in self._project_sources():
-            if candidate != module and pattern.search(text) is not None:
-                importers.append(candidate)
-                if len(importers) >= MAX_IMPORTERS:
-                    break
-        return importers
+        return [candidate for candidate in self._import_words().get(name, ()) if candidate != module][:MAX_IMPORTERS]
+
+    def _import_words(self) -> dict[str, list[str]]:
+        """Each word of the project's import lines (``from utils import meters``: ``utils``,
+        ``meters``, ...) -> the files with such a line, in file order: built in one pass over the
+        project's text, where a regular expression per module read it all again each time."""
+        if self._imported_words is None:
+            self._imported_words = {}
+            for candidate, text in self._project_sources():
+                words = {word for line in _IMPORT_LINE.findall(text) for word in _WORD.findall(line)}
+                for word in words:
+                    self._imported_words.setdefault(word, []).append(candidate)
+        return self._imported_words
 
     def _project_sources(self) -> list[tuple[str, str]]:
         """Every Python file of the project (virtualenvs, hidden and build folders left out)
@@ -665,6 +680,14 @@ class ProjectIndex:
         is; that one is summarised again, and the others with it as it asks for them, until no
         summary of the cycle changes (at most ``FIXPOINT_ROUNDS`` rounds, each from the
         summaries of the round before, the first from empty ones)."""
+        stamp = self._stamp(module)
+        if stamp is not None and stamp[0] > MAX_SUMMARISED_BYTES:
+            # Nothing of it is known, as for a third-party module; recorded so that it is not tried again.
+            empty = ModuleSummary(module)
+            self._entries[module] = _Entry(empty, {module: stamp})
+            if self._active:
+                self._active[-1].deps[module] = stamp
+            return empty
         self._computed += 1
         depth = len(self._active)
         frame = _Frame(module, depth, depth, ModuleSummary(module))

@@ -2731,3 +2731,45 @@ def test_an_input_rebuilt_in_two_steps_from_max_indices_is_no_carried_state():
         """
     )
     assert carried_keys(facts) == {("states", "")}
+
+
+def test_map_with_a_builtin_or_torch_function_keeps_the_items_graphs():
+    facts = facts_of(
+        """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 4)
+        def run(xs):
+            outs = [net(x) for x in xs]
+            probs = list(map(torch.sigmoid, outs))
+            totals = tuple(map(sum, zip(outs, outs)))
+            names = list(map(str, outs))
+        """
+    )
+    assert value_of(facts, "run", "probs").attached
+    assert value_of(facts, "run", "totals").attached
+    assert not value_of(facts, "run", "names").attached
+
+
+def test_an_element_wise_sum_of_loss_tuples_is_an_accumulation():
+    """RecBole's epoch totals: ``tuple(map(sum, zip(total, losses)))`` adds each term's graph to
+    the totals (an accumulation, not a carried state), and ``losses`` is a sequence: no
+    ``.detach()`` fix may be offered on it."""
+    from torchleak.edits import detach_fix
+
+    facts = facts_of(
+        """
+        import torch.nn as nn
+        model = nn.Linear(8, 2)
+        total = None
+        for x in loader:
+            out = model(x)
+            losses = (out[:, 0].mean(), out[:, 1].mean())
+            total = losses if total is None else tuple(map(sum, zip(total, losses)))
+            sum(losses).backward()
+        """
+    )
+    [accumulation] = function(facts, "<module>").accumulations
+    assert accumulation.key == "total" and accumulation.value.kind is Kind.CONTAINER
+    assert carried_keys(facts) == set()
+    assert detach_fix(facts, accumulation) is None

@@ -15,7 +15,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.escape import aliases, uses
-from torchleak.analysis.facts import Accumulation, FileFacts, Function, Loop, Store
+from torchleak.analysis.facts import Accumulation, FileFacts, Function, Kind, Loop, Store
 from torchleak.analysis.tensors import TensorEvidence
 from torchleak.rule import Edit, Fix, Offer, Report, Rule, TextEdit
 
@@ -103,6 +103,9 @@ def detach_fix(facts: FileFacts, event: Union[Store, Accumulation]) -> Optional[
         value = event.value_node
         if isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.GeneratorExp)) or not evidence(facts, function).tensor(value):
             return None
+        if event.value.kind in (Kind.CONTAINER, Kind.TUPLE):
+            return None  # summed element by element (``map(sum, zip(totals, losses))``): a sequence
+
         new: Optional[cst.BaseExpression] = method_call(value, "detach")
         owner: cst.BaseExpression = event.target
         while isinstance(owner, cst.Subscript):

@@ -436,12 +436,37 @@ def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def _elementwise_sum(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The operands of ``tuple(map(sum, zip(totals, losses)))`` (or ``list(...)``, or the bare
+    ``map``): an element-by-element ``totals + losses`` of two sequences."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("tuple", "list") and len(node.args) == 1:
+        node = node.args[0].value
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "map" and len(node.args) == 2):
+        return None
+    mapper, zipped = node.args[0].value, node.args[1].value
+    if not (isinstance(mapper, cst.Name) and mapper.value == "sum" and isinstance(zipped, cst.Call)):
+        return None
+    if not (isinstance(zipped.func, cst.Name) and zipped.func.value == "zip" and all(arg.star == "" for arg in zipped.args)):
+        return None
+    return [arg.value for arg in zipped.args]
+
+
+def _sequence_operands(node: cst.BaseExpression) -> set[int]:
+    """``id`` of each operand of an element-wise sum in ``node`` (or in a branch of it)."""
+    if isinstance(node, cst.IfExp):
+        return _sequence_operands(node.body) | _sequence_operands(node.orelse)
+    return {id(operand) for operand in _elementwise_sum(node) or ()}
+
+
 def _additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """``a``, ``b * c`` and ``d`` for ``a + b * c - d`` (and both branches of a conditional)."""
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
         return _additive_terms(node.left) + _additive_terms(node.right)
     if isinstance(node, cst.IfExp):
         return _additive_terms(node.body) + _additive_terms(node.orelse)
+    operands = _elementwise_sum(node)
+    if operands is not None:
+        return [term for operand in operands for term in _additive_terms(operand)]
     return [node]
 
 
@@ -453,6 +478,9 @@ def _arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(node, cst.IfExp):
         # ``total = loss if total is None else total + loss``: the first value, or the update
         return _arithmetic_leaves(node.body) + _arithmetic_leaves(node.orelse)
+    operands = _elementwise_sum(node)
+    if operands is not None:
+        return [leaf for operand in operands for leaf in _arithmetic_leaves(operand)]
     return [node]
 
 
@@ -1126,7 +1154,7 @@ class _Walker:
             kept = [node for node in others if self.values.get(id(node), UNKNOWN).attached or self.values.get(id(node), UNKNOWN).params]
             if kept:
                 self._store(statement, target, key, "cat", kept[0], self.values[id(kept[0])], frozenset({"<cat>"}))
-        elif isinstance(call, cst.Call) and _is_sum_of_list(call, key):
+        elif isinstance(call, cst.Call) and (_is_sum_of_list(call, key) or _elementwise_sum(call) is not None):
             fed = False
         fed_from = self._fed_from(value_node)
         if value.attached and key in fed_from and not fed and self.loop is not None:
@@ -1237,6 +1265,8 @@ class _Walker:
         ):
             # ``total = total + losses`` where ``losses`` goes on to be backwarded: a sum of losses
             value = self.values[id(attached[0])]
+            if _sequence_operands(value_node) & {id(leaf) for leaf in attached}:
+                value = replace(value, kind=Kind.CONTAINER)  # zipped: a sequence of losses, not one tensor
             self._accumulation(statement, target, key, "=", attached[0], value)
             return False
         if not attached:
@@ -2118,6 +2148,13 @@ class _Walker:
             return self._loss_value(positional, arguments)
         if self._is_model_call(func, key, identifier):
             return self._forward(Value(State.DETACHED, Kind.MODULE), arguments)
+        if isinstance(func, cst.Name) and identifier == "map" and len(positional) >= 2:
+            # ``map(sum, zip(totals, losses))``: a builtin or torch function applied to each item
+            # keeps the items' graphs; any other mapper may compute anything.
+            mapper = self.context.aliases.qualify(node.args[0].value) or dotted(node.args[0].value) or ""
+            if mapper in vocab.PASSING_BUILTINS or (mapper.startswith("torch.") and not mapper.startswith("torch.nn.")):
+                inner = combine(*positional[1:])
+                return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if isinstance(func, cst.Name) and identifier in vocab.PASSING_BUILTINS:
             if identifier in ("list", "tuple", "sorted", "reversed"):
                 inner = combine(*arguments) if arguments else DETACHED

@@ -2773,3 +2773,73 @@ def test_an_element_wise_sum_of_loss_tuples_is_an_accumulation():
     assert accumulation.key == "total" and accumulation.value.kind is Kind.CONTAINER
     assert carried_keys(facts) == set()
     assert detach_fix(facts, accumulation) is None
+
+
+class TestKeyedDicts:
+    """A dict with literal keys keeps one value per key, like a tuple per element."""
+
+    SOURCE = """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+
+        @torch.no_grad()
+        def accuracy(logits, y):
+            return (logits.argmax(1) == y).float().mean()
+
+        def compute(x, y):
+            logits = model(x)
+            loss = nn.functional.cross_entropy(logits, y)
+            return {"loss": loss, "acc": accuracy(logits, y), "n": 3}
+
+        def reduce(d):
+            if torch.distributed.is_initialized():
+                with torch.no_grad():
+                    return {k: v * 2 for k, v in d.items()}
+            return d
+
+        def main(x, y):
+            out = reduce(compute(x, y))
+            loss = out["loss"]
+            acc = out["acc"]
+            n = out["n"]
+            copied = {**out, "extra": 1.0}
+            from_copy = dict(copied)["acc"]
+            got = out.get("acc")
+            values = out.values()
+            out["loss"] = loss.item()
+            replaced = out["loss"]
+            values_after = out.values()
+        """
+
+    def test_entries_follow_their_keys_through_returns_and_copies(self):
+        facts = facts_of(self.SOURCE)
+        assert summary_of(facts, "compute").returns.keys == ("loss", "acc", "n")
+        assert attached(facts, "main", "loss")
+        assert detached(facts, "main", "acc")
+        assert value_of(facts, "main", "n").kind is Kind.NUMBER
+        assert value_of(facts, "main", "copied").keys == ("loss", "acc", "n", "extra")
+        assert detached(facts, "main", "from_copy")
+        assert detached(facts, "main", "got")
+        assert detached(facts, "main", "replaced")
+        assert attached(facts, "main", "values")
+        assert detached(facts, "main", "values_after")
+
+    def test_a_no_grad_entry_stored_every_iteration_is_silent(self):
+        from torchleak.engine import check_source
+
+        source = dedent(self.SOURCE) + dedent("""
+            def train(loader):
+                opt = torch.optim.SGD(model.parameters(), 0.1)
+                accs, losses = [], []
+                for x, y in loader:
+                    out = compute(x, y)
+                    out["loss"].backward()
+                    opt.step()
+                    accs.append(out["acc"])
+                    losses.append(out["loss"])
+            """)
+        findings = sorted((f.code, f.line) for f in check_source(source).findings)
+        lines = source.splitlines()
+        assert findings == [("TLK102", next(i for i, text in enumerate(lines, 1) if "losses.append" in text))]

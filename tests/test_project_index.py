@@ -367,3 +367,64 @@ def test_importers_are_found_by_the_words_of_their_import_lines(tmp_path: Path) 
     settings = Settings(origin=Origin(str(tmp_path / "a.py"), use_cache=False))
     index = project.index_for(settings.origin, settings)  # type: ignore[arg-type]
     assert index._importers("utils.py") == ["a.py", "b.py"]
+
+
+def _messages(root: Path, name: str) -> dict[tuple[str, int], str]:
+    from torchleak.engine import check_source
+
+    path = root / name
+    result = check_source(path.read_text(), settings=Settings(origin=Origin(str(path), use_cache=False)))
+    return {(finding.code, finding.line): finding.message for finding in result.findings}
+
+
+def test_messages_through_another_modules_helper_name_its_file_and_fit_the_value(tmp_path: Path) -> None:
+    # A method of another module keeps its own graph-carrying running statistics and returns
+    # floats: the advice is about that method, never ``.item()`` of the floats it returns, and
+    # the carried state names the helper's file.
+    write(tmp_path, {
+        "setup.py": "",
+        "norm.py": """
+            import torch
+
+            class Running:
+                def __init__(self):
+                    self.mean = torch.zeros(1)
+                    self.var = torch.ones(1)
+
+                def update(self, x):
+                    self.mean = self.mean + x.mean()
+                    self.var.mul_(0.9).add_(x.var())
+
+
+            class Agent:
+                def __init__(self, model):
+                    self.model = model
+                    self.stats = Running()
+                    self.opt = torch.optim.SGD(model.parameters(), 0.1)
+
+                def update(self, batch):
+                    values = self.model(batch)
+                    self.stats.update(values)
+                    loss = (values - self.stats.mean).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    return loss.item(), values.mean().item()
+        """,
+        "main.py": """
+            import torch
+            from norm import Agent
+
+            def main(loader):
+                agent = Agent(torch.nn.Linear(4, 1))
+                total = 0.0
+                for batch in loader:
+                    loss, mean = agent.update(batch)
+                    total += loss
+        """,
+    })
+    messages = _messages(tmp_path, "main.py")
+    accumulated = [message for (code, _), message in messages.items() if code == "TLK101"]
+    assert accumulated and all(".items()" not in message and "inside Running.update" in message for message in accumulated)
+    carried = [message for (code, _), message in messages.items() if code == "TLK103"]
+    assert carried and all("norm.py:" in message for message in carried)

@@ -19,6 +19,7 @@ from torchleak.analysis.values import (
     combine,
     concrete,
     join,
+    keyed,
     parameter,
     substitute,
     tensor,
@@ -219,3 +220,45 @@ def test_constants():
     assert NONE.detached and NONE.kind is Kind.NONE
     assert MODULE.is_module and not MODULE.attached
     assert UNKNOWN.state is State.UNKNOWN and not UNKNOWN.attached and not UNKNOWN.detached
+
+
+# --------------------------------------------------------------------------- dicts with literal keys
+class TestKeyedDicts:
+    def test_each_entry_keeps_its_own_value(self):
+        d = keyed({"loss": ATTACHED, "acc": DETACHED_TENSOR})
+        assert d.attached and d.kind is Kind.CONTAINER
+        assert d.entry("loss").attached
+        assert d.entry("acc").detached
+        assert d.entry("missing").attached  # any entry's value
+        assert d.element(0).attached  # a number is none of its string keys
+
+    def test_replacing_an_entry(self):
+        d = keyed({"loss": ATTACHED}).with_entry("loss", NUMBER)
+        assert d.detached and d.entry("loss") == NUMBER
+        assert keyed({"a": NUMBER}).with_entry("b", ATTACHED).entry("b").attached
+
+    def test_join_with_a_no_grad_copy_keeps_the_entries(self):
+        # ``return d`` on one branch, ``{k: v for ...}`` built under no_grad on the other
+        joined = join(keyed({"loss": ATTACHED, "acc": DETACHED_TENSOR}), Value(State.DETACHED, Kind.CONTAINER))
+        assert joined.keys == ("loss", "acc")
+        assert joined.entry("loss").attached and joined.entry("acc").detached
+
+    def test_join_with_an_unknown_dict_is_one_value(self):
+        joined = join(keyed({"acc": DETACHED_TENSOR}), Value(State.ATTACHED, Kind.CONTAINER))
+        assert joined.keys is None and joined.attached
+
+    def test_dropping_the_elements_drops_the_keys(self):
+        assert keyed({"loss": ATTACHED}).with_state(State.DETACHED).keys is None
+
+    def test_a_function_returning_its_dict_argument_returns_its_entries(self):
+        given = keyed({"loss": ATTACHED, "acc": NUMBER})
+        assert substitute(parameter(0), {0: given}) == given
+        assert substitute(join(parameter(0), Value(State.DETACHED, Kind.CONTAINER)), {0: given}).entry("acc") == NUMBER
+
+    def test_summary_values_round_trip_through_json(self):
+        import json
+
+        from torchleak.analysis.values import value_from_dict, value_to_dict
+
+        d = keyed({"loss": tensor(State.UNKNOWN, params=frozenset({1})), "acc": NUMBER})
+        assert value_from_dict(json.loads(json.dumps(value_to_dict(d)))) == d

@@ -50,8 +50,10 @@ from torchleak.analysis.values import (
     Kind,
     State,
     Value,
+    any_entry,
     combine,
     join,
+    keyed,
     parameter,
     substitute,
     tensor,
@@ -331,6 +333,32 @@ def _grown(container: Value, method: str, value: Value) -> Value:
     if container.open_tail:
         return replace(container, elements=(*container.elements[:-1], join(container.elements[-1], value)))
     return replace(container, elements=(*container.elements, value), open_tail=True)
+
+
+def _literal_key(node: cst.Subscript) -> Optional[str]:
+    """``"loss"`` for ``d["loss"]``; None for any other index."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
+        return str(node.slice[0].slice.value.evaluated_value)
+    return None
+
+
+_DICT_READS = frozenset({"copy", "get", "pop", "values", "items", "keys"})
+
+
+def _dict_read(receiver: Value, method: str, node: cst.Call) -> Value:
+    """A read of a dict with literal keys: ``d.get("acc")`` is that entry, ``d.values()`` and
+    ``d.items()`` hold what any entry holds, ``d.keys()`` strings."""
+    if method == "copy":
+        return receiver
+    if method == "keys":
+        return Value(State.DETACHED, Kind.CONTAINER)
+    if method in ("get", "pop"):
+        first = node.args[0].value if node.args and not node.args[0].keyword else None
+        if isinstance(first, cst.SimpleString):
+            return receiver.entry(str(first.evaluated_value))
+        return any_entry(receiver)
+    inner = any_entry(receiver)
+    return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
 
 
 def _constant_start(node: cst.Subscript) -> Optional[int]:
@@ -1411,6 +1439,12 @@ class _Walker:
                 self.env[key] = replace(container, state=State.ATTACHED)
             return
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
+        if container.keys is not None:
+            literal = _literal_key(target)
+            # ``d["acc"] = acc.item()`` replaces one entry; a computed key may be any of them
+            self.env[key] = container.with_entry(literal, value) if literal is not None else replace(
+                container, elements=None, state=join(container, value).state if value.attached else container.state)
+            return
         if value.attached:
             self.env[key] = join(container, replace(container, state=State.ATTACHED)) if container.kind is Kind.CONTAINER else replace(container, state=State.ATTACHED)
 
@@ -1834,6 +1868,9 @@ class _Walker:
                 return Value(State.DETACHED, Kind.MODULE)
             if self.no_grad:
                 return DETACHED
+            literal = _literal_key(node)
+            if container.keys is not None:
+                return container.entry(literal) if literal is not None else any_entry(container)
             if container.elements is not None and index is not None and len(node.slice) == 1:
                 return container.element(index)
             start = _constant_start(node)
@@ -1880,10 +1917,22 @@ class _Walker:
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params)
         if isinstance(node, cst.Dict):
             parts: list[Value] = []
+            entries: Optional[dict[str, Value]] = {}
             for entry in node.elements:
                 if isinstance(entry, cst.DictElement):
                     self.evaluate(entry.key)
-                parts.append(self.evaluate(entry.value))
+                entry_value = self.evaluate(entry.value)
+                parts.append(entry_value)
+                if entries is None:
+                    continue
+                if isinstance(entry, cst.DictElement) and isinstance(entry.key, cst.SimpleString):
+                    entries[str(entry.key.evaluated_value)] = entry_value
+                elif isinstance(entry, cst.StarredDictElement) and entry_value.keys is not None:
+                    entries.update(zip(entry_value.keys, entry_value.elements or ()))  # ``{**d, "k": v}``
+                else:
+                    entries = None  # a computed key: one value for the whole dict
+            if entries is not None and entries:
+                return keyed(entries)
             inner = tuple_of(parts)
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
@@ -2119,6 +2168,8 @@ class _Walker:
             if method in vocab.MODULE_PLAIN_METHODS:
                 return DETACHED
             return self._forward(receiver, arguments)
+        if receiver.keys is not None and method in _DICT_READS:
+            return _dict_read(receiver, method or "", node)
         if receiver.attached or (receiver.kind is Kind.TENSOR):
             by_dim = keyword(node, "dim") is not None or bool(positional and positional[0].kind is Kind.NUMBER)
             several = _tuple_result(method or "", receiver, by_dim)
@@ -2155,6 +2206,8 @@ class _Walker:
             if mapper in vocab.PASSING_BUILTINS or (mapper.startswith("torch.") and not mapper.startswith("torch.nn.")):
                 inner = combine(*positional[1:])
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
+        if isinstance(func, cst.Name) and identifier == "dict" and len(positional) == 1 and not node.args[0].keyword and positional[0].keys is not None:
+            return positional[0]  # ``dict(d)``: a copy, entry by entry
         if isinstance(func, cst.Name) and identifier in vocab.PASSING_BUILTINS:
             if identifier in ("list", "tuple", "sorted", "reversed"):
                 inner = combine(*arguments) if arguments else DETACHED
@@ -2244,7 +2297,8 @@ class _Walker:
             key = f"{owner}.{effect.target[len('self.'):]}"
             for prefix in key_prefixes(key):
                 self._read(prefix)
-            via = f"{effect.where} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
+            origin = f" in {self.context.externals.shown(effect.origin)}" if effect.origin else ""  # a module class of another file
+            via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             if effect.kind == "store":
                 self.function.stores.append(
                     Store(where, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "append", node, value, frozenset({"<call>"}), via)

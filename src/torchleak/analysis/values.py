@@ -57,6 +57,17 @@ class Value:
     #: included) of elements like it, so positions from there on are not known. A list built
     #: as ``[loss] + mems`` or appended to: ``x[1:]`` is the tail's value, not the loss's.
     open_tail: bool = False
+    #: For a dict built with literal string keys (``{"loss": l, "acc": a}``): the key of each
+    #: entry of ``elements``, so that ``d["acc"]`` is that entry's value, not the whole dict's.
+    keys: Optional[tuple[str, ...]] = None
+
+    def __post_init__(self) -> None:
+        # Keys name elements one to one; a dict whose entries are no longer all known (an
+        # entry added under a computed key, elements dropped) is one value again.
+        if self.keys is not None and (self.elements is None or self.open_tail or len(self.keys) != len(self.elements)):
+            object.__setattr__(self, "keys", None)
+            object.__setattr__(self, "elements", None)
+            object.__setattr__(self, "open_tail", False)
 
     @property
     def records_graph(self) -> bool:
@@ -86,6 +97,8 @@ class Value:
 
     def element(self, index: int) -> Value:
         """The value of ``self[index]`` when it is a tuple with known elements."""
+        if self.keys is not None:
+            return self.part()  # a dict indexed by a number: not one of its string keys
         if self.elements is not None and self.open_tail:
             fixed = len(self.elements) - 1
             if 0 <= index < fixed:
@@ -97,10 +110,30 @@ class Value:
             return UNKNOWN
         return self.part()
 
+    def entry(self, key: str) -> Value:
+        """The value of ``self[key]`` for a dict with literal keys (any entry's when ``key`` is
+        not one of them)."""
+        if self.keys is not None and key in self.keys:
+            return self.elements[self.keys.index(key)]  # type: ignore[index]
+        return self.part()
+
+    def with_entry(self, key: str, value: Value) -> Value:
+        """This dict after ``self[key] = value``: the entry replaced or added when its keys are
+        known, else one value joined with it."""
+        if self.keys is not None and self.elements is not None:
+            keys, elements = list(self.keys), list(self.elements)
+            if key in keys:
+                elements[keys.index(key)] = value
+            else:
+                keys.append(key)
+                elements.append(value)
+            return keyed(dict(zip(keys, elements)))
+        return replace(self, state=_joined_state([self, value]) if self.attached or value.attached else self.state)
+
     def sliced(self, start: int) -> Value:
         """The value of ``self[start:]`` (``start`` >= 0) for a tuple or container with known
         elements: a tuple or container of the elements from ``start`` on."""
-        if self.elements is None or start < 0:
+        if self.elements is None or start < 0 or self.keys is not None:
             return self.part()
         rest = self.elements[min(start, len(self.elements) - 1):] if self.open_tail else self.elements[start:]
         inner = tuple_of(rest)
@@ -146,6 +179,22 @@ def tuple_of(elements: Sequence[Value]) -> Value:
     )
 
 
+def keyed(entries: Mapping[str, Value]) -> Value:
+    """A dict with literal string keys: a container attached if an entry is, each entry's
+    value kept under its key."""
+    inner = tuple_of(list(entries.values()))
+    return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params, keys=tuple(entries))
+
+
+def any_entry(value: Value) -> Value:
+    """The value of some element of ``value`` (``d[k]`` for a key not known statically)."""
+    if value.elements is not None:
+        return join(*value.elements)
+    if value.detached and value.kind is Kind.CONTAINER:
+        return DETACHED  # nothing in a container without graph carries one
+    return value.part()
+
+
 def _joined_state(values: Sequence[Value]) -> State:
     if any(value.attached for value in values):
         return State.ATTACHED
@@ -170,6 +219,8 @@ def join(*values: Value) -> Value:
     kind = kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
     elements = None
     open_tail = False
+    if kind is Kind.CONTAINER and any(value.keys is not None for value in values):
+        return _joined_dicts(values)
     if kind is Kind.CONTAINER and all(value.elements is not None for value in values):
         elements, open_tail = _joined_elements(values)
     if kind is Kind.TUPLE:
@@ -189,6 +240,26 @@ def join(*values: Value) -> Value:
         all(value.leaf for value in values),
         open_tail,
     )
+
+
+def _joined_dicts(values: Sequence[Value]) -> Value:
+    """One of several containers, one at least a dict with literal keys: key by key when every
+    one is such a dict or holds no graph at all (``return d`` on one branch, a no-grad copy
+    built by a comprehension on the other), else one value."""
+    if all(value.keys is not None or (value.elements is None and value.state is not State.UNKNOWN and not value.attached) for value in values):
+        names: dict[str, None] = {}
+        for value in values:
+            names.update(dict.fromkeys(value.keys or ()))
+        entries = {}
+        for name in names:
+            # A key missing from one dict is no value of it (reading it raises there).
+            present = [value.entry(name) if value.keys is not None else any_entry(value) for value in values if value.keys is None or name in value.keys]
+            entries[name] = join(*present)
+        return keyed(entries)
+    flat = [replace(value, keys=None, elements=None) for value in values]
+    inner = [any_entry(value) for value in values]
+    return Value(_joined_state([*flat, *inner]), Kind.CONTAINER, any(v.double_backward for v in values if v.attached),
+                 params=frozenset().union(*(value.params for value in values)))
 
 
 def _joined_elements(values: Sequence[Value]) -> tuple[tuple[Value, ...], bool]:
@@ -229,7 +300,12 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
         elements = tuple(substitute(element, arguments) for element in value.elements)
         inner = tuple_of(elements)
         return Value(inner.state if value.kind is Kind.TUPLE else _joined_state([value.with_state(value.state), inner]),
-                     value.kind, inner.double_backward or value.double_backward, elements, value.cls, open_tail=value.open_tail)
+                     value.kind, inner.double_backward or value.double_backward, elements, value.cls, open_tail=value.open_tail,
+                     keys=value.keys)
+    if len(value.params) == 1 and value == parameter(next(iter(value.params))):
+        given = arguments.get(next(iter(value.params)))
+        if given is not None and given.keys is not None:
+            return given  # the argument itself (``return input_dict``): its entries stay known
     if not value.params or value.detached:
         return replace(value, params=frozenset()) if value.params else value  # no_grad or .detach(): whatever it was given
     inherited = [arguments[i] for i in value.params if i in arguments]
@@ -271,6 +347,8 @@ def value_to_dict(value: Value) -> dict[str, object]:
             continue
         if isinstance(item, enum.Enum):
             data[spec.name] = item.value
+        elif spec.name == "keys":
+            data[spec.name] = list(item)
         elif isinstance(item, tuple):
             data[spec.name] = [value_to_dict(element) for element in item]
         elif isinstance(item, frozenset):
@@ -291,6 +369,8 @@ def value_from_dict(data: Mapping[str, object]) -> Value:
             arguments[spec.name] = type(spec.default)(item)
         elif isinstance(spec.default, frozenset):
             arguments[spec.name] = frozenset(int(index) for index in item)  # type: ignore[attr-defined]
+        elif spec.name == "keys":
+            arguments[spec.name] = tuple(str(key) for key in item)  # type: ignore[attr-defined]
         elif spec.name == "elements":
             arguments[spec.name] = tuple(value_from_dict(element) for element in item)  # type: ignore[attr-defined]
         elif isinstance(item, (bool, int, str)) or item is None:

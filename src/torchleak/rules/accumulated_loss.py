@@ -8,6 +8,7 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
+from torchleak.analysis.values import Value
 from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
 from torchleak.analysis.escape import uses
 from torchleak.edits import code, detach_fix, evidence, method_call
@@ -337,12 +338,7 @@ class AccumulatedLoss(Rule):
         for event, loop in held_across_iterations(facts, double_backward=False):
             if isinstance(event, Accumulation):
                 value = item_fix(facts, event.value_node)
-                given = facts.values.get(id(event.value_node))
-                if given is not None and given.kind in (Kind.CONTAINER, Kind.TUPLE):
-                    # ``tracker.update(loss_dict)``: numbers for each entry, not ``.item()`` of a dict
-                    advice = f"pass plain numbers instead ({{k: v.item() for k, v in {value}.items()}} for a dict)"
-                else:
-                    advice = f"accumulate {value}.item() (or {value}.detach())"
+                advice = _advice(value, facts.values.get(id(event.value_node)), event.via)
                 yield Report(
                     event.node,
                     {
@@ -357,6 +353,21 @@ class AccumulatedLoss(Rule):
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         return accumulation_fix(facts, report.event) if isinstance(report.event, Accumulation) else None
+
+
+def _advice(value: str, given: Value | None, via: str) -> str:
+    """What to accumulate instead, by what the accumulated expression is: a number or a
+    result holding no graph (a helper that returns floats) leaves the fix to the helper that
+    accumulates its own values; a tuple or dict of tensors is made of numbers entry by entry."""
+    if given is not None and via and (given.detached or (given.elements is not None and not any(e.attached for e in given.elements))):
+        helper = via.split(" ", 1)[0]
+        return f"accumulate detached values (or .item() numbers) inside {helper}"
+    if given is not None and given.kind is Kind.TUPLE:
+        return f"pass plain numbers instead (tuple(t.item() for t in {value}))"
+    if given is not None and given.kind is Kind.CONTAINER:
+        # ``tracker.update(loss_dict)``: numbers for each entry, not ``.item()`` of a dict
+        return f"pass plain numbers instead ({{k: v.item() for k, v in {value}.items()}} for a dict)"
+    return f"accumulate {value}.item() (or {value}.detach())"
 
 
 def accumulation_fix(facts: FileFacts, event: Accumulation) -> Fix | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -371,6 +373,8 @@ class CarriedState(Rule):
                 fix = f"detach it each iteration: {key} = tuple(t.detach() for t in {key})"
             else:
                 fix = f"detach it (each tensor it holds) at the start of each iteration"
+            if not binding.in_callee and _names_a_file(binding.via):
+                where = f" ({binding.via})"  # another module's helper updates it: name its file
             fields = {"key": key, "where": where, "consequence": consequence, "fix": fix}
             yield Report(binding.node, {**fields, "statement": statement_text(facts, binding.node)}, binding, loop)
 
@@ -423,3 +427,7 @@ def _starts_as_leaf(binding: Binding) -> bool:
     which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
     return any(other.key == binding.key and other.value.leaf for other in binding.function.bindings)
 
+
+def _names_a_file(via: str) -> bool:
+    """``RunningMeanStd.update in utils.py:24 carries it in ...``: the helper of another module."""
+    return re.search(r" in \S+\.py(:\d+)? ", via) is not None

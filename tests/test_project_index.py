@@ -428,3 +428,72 @@ def test_messages_through_another_modules_helper_name_its_file_and_fit_the_value
     assert accumulated and all(".items()" not in message and "inside Running.update" in message for message in accumulated)
     carried = [message for (code, _), message in messages.items() if code == "TLK103"]
     assert carried and all("norm.py:" in message for message in carried)
+
+
+def test_a_per_batch_helper_of_another_module_judges_its_retain_graph_by_the_callers_loop(tmp_path: Path) -> None:
+    # rosinality/stylegan2-pytorch's shape: the discriminator step lives in losses.py, the loop
+    # in train.py; nothing backwards the step's graph again, so retain_graph=True only keeps it
+    # alive into the next iteration. Called outside any loop it is judged as before (silent).
+    step = """
+        def discriminator_step(discriminator, real, fake, optimizer):
+            loss = discriminator(fake.detach()).mean() - discriminator(real).mean()
+            discriminator.zero_grad()
+            loss.backward(retain_graph=True)
+            optimizer.step()
+            return loss
+    """
+    write(tmp_path, {
+        "setup.py": "",
+        "losses.py": step,
+        "train.py": """
+            import torch
+            from losses import discriminator_step
+
+            def train(loader, generator, discriminator):
+                d_optim = torch.optim.Adam(discriminator.parameters())
+                for real in loader:
+                    fake = generator(torch.randn(4, 8))
+                    d_loss = discriminator_step(discriminator, real, fake, d_optim)
+        """,
+        "once/setup.py": "",
+        "once/losses.py": step,
+        "once/train.py": """
+            from losses import discriminator_step
+
+            def warm_up(batch, generator, discriminator, d_optim):
+                return discriminator_step(discriminator, batch, generator(batch), d_optim)
+        """,
+    })
+    assert _lint(tmp_path, "losses.py") == ["TLK201 5"]
+    assert _lint(tmp_path / "once", "losses.py") == []
+
+
+def test_a_per_batch_helper_differentiating_its_callers_graph_keeps_retain_graph(tmp_path: Path) -> None:
+    # CompVis/stable-diffusion's calculate_adaptive_weight: grads of the losses it is given,
+    # whose graph the caller backwards afterwards (retain_graph=True is needed there).
+    write(tmp_path, {
+        "setup.py": "",
+        "weights.py": """
+            import torch
+
+            def adaptive_weight(nll_loss, g_loss, last_layer):
+                nll_grads = torch.autograd.grad(nll_loss, last_layer, retain_graph=True)[0]
+                g_grads = torch.autograd.grad(g_loss, last_layer, retain_graph=True)[0]
+                return (torch.norm(nll_grads) / (torch.norm(g_grads) + 1e-4)).detach()
+        """,
+        "train.py": """
+            import torch
+            from weights import adaptive_weight
+
+            def train(loader, model, disc, opt):
+                for x in loader:
+                    rec = model(x)
+                    nll_loss = (rec - x).abs().mean()
+                    g_loss = -disc(rec).mean()
+                    loss = nll_loss + adaptive_weight(nll_loss, g_loss, model.last.weight) * g_loss
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """,
+    })
+    assert _lint(tmp_path, "weights.py") == []

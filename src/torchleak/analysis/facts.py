@@ -261,6 +261,9 @@ class FileFacts:
     #: Functions of the file whose results another module of the project backwards (asked
     #: only when a finding depends on it: the project index reads the importers then).
     backwarded_by_importers: Container[str] = frozenset()
+    #: What the file's imports bind and who imports it (``summaries.Externals``), for queries
+    #: that look at the importers (their per-batch calls of this file's helpers).
+    externals: Any = None
     #: Raw uses recorded by the walk, for the evidence pass (``flow._Observations``).
     observations: Any = None
     #: What the evidence pass learned (``flow.Evidence``): callers that backward a function's

@@ -730,6 +730,7 @@ def analyse(
         facts = _walk(module, settings, no_grad_callees, evidence, externals)
     facts.evidence = _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
+    facts.externals = externals
     return facts
 
 

@@ -122,8 +122,9 @@ _SELF_STATE: Final = re.compile(
 
 def _may_hold_a_finding(text: str) -> bool:
     """A loop (the analysis classifies loops by what their bodies run, which a regular
-    expression cannot tell), ``create_graph``, or a forward hook."""
-    return "create_graph" in text or "register_forward_hook" in text or _LOOP.search(text) is not None
+    expression cannot tell), ``create_graph``, a forward hook, or ``retain_graph`` (a helper
+    without a loop that another module of the project calls per batch)."""
+    return "create_graph" in text or "retain_graph" in text or "register_forward_hook" in text or _LOOP.search(text) is not None
 
 
 def _summarise(statement: ast.stmt, text: str, per_batch: re.Pattern[str], lines: list[str]) -> _Summary:

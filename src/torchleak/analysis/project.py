@@ -478,6 +478,8 @@ class ProjectIndex:
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
             externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
+            externals.path = relative
+            externals.importer_facts = lambda: self._importer_facts(relative)
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
@@ -509,6 +511,21 @@ class ProjectIndex:
                 backwarded = self._summary(importer).backwarded
                 found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
         return frozenset(found)
+
+    def _importer_facts(self, module: str) -> list[FileFacts]:
+        """The analyses of the project's modules that import ``module`` (made on demand, not
+        cached: only a helper's ``retain_graph=True`` with no per-batch caller in its own file
+        asks for them)."""
+        found: list[FileFacts] = []
+        self._scanned_for_importers = True
+        for importer in self._importers(module):
+            outline = self._outline(importer)
+            if outline is None or not any(binding.module == module for binding in outline.bindings):
+                continue
+            analysed = self._analysed(importer, outline)
+            if analysed is not None:
+                found.append(analysed[2])
+        return found
 
     def _called_with_grad_by_importers(self, module: str) -> frozenset[str]:
         """Methods of ``module``'s classes (``DecoderRNN.sample``) that a module importing the
@@ -737,6 +754,19 @@ class ProjectIndex:
         return outline if outline is not None else _read_outline(self.root / module, self.root)
 
     def _summarise(self, module: str, outline: _Outline) -> ModuleSummary:
+        analysed = self._analysed(module, outline)
+        if analysed is None:
+            return ModuleSummary(module)
+        parsed, tree, facts, externals = analysed
+        try:
+            return _export(module, parsed, facts, externals, tree)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return ModuleSummary(module)
+        except Exception:  # a bug summarising a helper must not cost the linted file its analysis
+            return ModuleSummary(module)
+
+    def _analysed(self, module: str, outline: _Outline) -> Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]:
+        """``module`` parsed and analysed with its own imports resolved; None when it cannot be."""
         from torchleak.analysis.flow import analyse
 
         try:
@@ -745,15 +775,13 @@ class ProjectIndex:
             parsed = cst.parse_module(source)
             tree = kept[1] if kept is not None else ast.parse(source)
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, SyntaxError, RecursionError, ValueError, MemoryError):
-            return ModuleSummary(module)
+            return None
         externals = _LazyExternals(_LazyNames(self, outline.used), _ClassRegistry(self))
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
-            return _export(module, parsed, facts, externals, tree)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return ModuleSummary(module)
-        except Exception:  # a bug summarising a helper must not cost the linted file its analysis
-            return ModuleSummary(module)
+        except Exception:  # a bug analysing a helper must not cost the linted file its analysis
+            return None
+        return parsed, tree, facts, externals
 
     # ----------------------------------------------------------------- name resolution
     def _symbol(self, module: str, name: str, depth: int) -> Optional[Imported]:

@@ -420,10 +420,22 @@ def per_batch_calls(facts: FileFacts, function: Function) -> list[CallSite]:
     comprehension, or in a function that is itself called per batch (transitively)."""
     if not _top_level_or_method(facts, function):
         return []  # a closure (``hessp`` returned by a step) may be called any number of times
+    sites = _per_batch_sites(facts, function.summary.key)
+    externals = facts.externals
+    if sites or externals is None or not externals.path:
+        return sites
+    # Called from another module of the project (``discriminator_step`` of losses.py in
+    # train.py's loop): that module's loops decide, as this file's would.
+    for importer in externals.importer_facts():
+        sites.extend(_per_batch_sites(importer, f"{externals.path}:{function.summary.key}"))
+    return sites
+
+
+def _per_batch_sites(facts: FileFacts, callee: str) -> list[CallSite]:
     by_callee: dict[str, list[CallSite]] = {}
     for site in facts.call_sites:
         by_callee.setdefault(site.callee, []).append(site)
-    return [site for site in by_callee.get(function.summary.key, []) if _runs_per_batch(site, by_callee, set())]
+    return [site for site in by_callee.get(callee, []) if _runs_per_batch(site, by_callee, set())]
 
 
 def _top_level_or_method(facts: FileFacts, function: Function) -> bool:
@@ -466,6 +478,10 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
     function = call.function
     if not call.output_mentions:
         return True
+    if set(call.output_mentions) & _graph_parameters(function, sites):
+        # It differentiates what its callers passed (``calculate_adaptive_weight(nll_loss,
+        # g_loss)``): their graph, which they backward afterwards.
+        return True
     later_here = [other for other in function.backwards if other.seq > call.seq]
     if later_here:
         return _later_backward_shares_graph(function, call, later_here, _data_parameters(function, sites))
@@ -486,6 +502,12 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
             if mine & theirs or not mine:
                 return True
     return False
+
+
+def _graph_parameters(function: Function, sites: list[CallSite]) -> set[str]:
+    """The parameters of a per-batch helper that some call site binds to a value recording a graph."""
+    carrying = set().union(*(site.graph_arguments for site in sites)) if sites else set()
+    return {name for index, name in enumerate(function.summary.parameters) if index in carrying and name != "self"}
 
 
 def _data_parameters(function: Function, sites: list[CallSite]) -> set[str]:

@@ -4,7 +4,7 @@ compared and cached): its return value as a function of its arguments, and its e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Container, Literal, Mapping, Union, cast
+from typing import Any, Callable, Container, Literal, Mapping, Sequence, Union, cast
 
 from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to_dict
 
@@ -208,6 +208,12 @@ class Externals:
     #: The linted file's folder relative to the project root (``scripts/``): messages name a
     #: helper's file relative to it when the helper lives in it or below.
     directory: str = ""
+    #: The linted file relative to the project root (``losses.py``): how its importers' call
+    #: sites name its functions (``losses.py:discriminator_step``).
+    path: str = ""
+    #: The analyses (``FileFacts``) of the project's modules importing this file, made when a
+    #: rule first asks (a helper's ``retain_graph=True`` is judged by its callers' loops).
+    importer_facts: Callable[[], Sequence[Any]] = lambda: ()
 
     def shown(self, origin: str) -> str:
         """``utils.py:25`` for ``scripts/utils.py:25`` seen from ``scripts/``."""

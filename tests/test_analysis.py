@@ -2843,3 +2843,232 @@ class TestKeyedDicts:
         findings = sorted((f.code, f.line) for f in check_source(source).findings)
         lines = source.splitlines()
         assert findings == [("TLK102", next(i for i, text in enumerate(lines, 1) if "losses.append" in text))]
+
+
+# ------------------------------------------------------- submodules and no-grad callees by resolution
+def test_a_submodule_called_in_forward_runs_its_own_forward():
+    """``self.norm(x)`` inside the outer module's forward runs the submodule's forward (not the
+    outer one's): the running statistic it updates from its input is carried on ``self.norm``."""
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Norm(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("running", torch.zeros(n))
+
+            def forward(self, x):
+                self.running.mul_(0.9).add_(0.1 * x.mean(0))
+                return x - self.running
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.norm = Norm(4)
+
+            def forward(self, x):
+                return self.norm(self.fc(x)).sum()
+        """
+    )
+    assert attached(facts, "Net.forward", "self.norm.running")
+    assert ("self.norm.running", "Norm.forward") in carried_keys(facts)
+
+
+def test_a_carry_made_by_a_helper_of_a_submodule_is_located_in_the_helper():
+    """The submodule's forward updates its buffers through ``self._track(mean)``: the carried
+    state is reported at the helper's update, where the fix goes, not at the call in forward."""
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Norm(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("stored", torch.zeros(n))
+
+            def _track(self, mean):
+                self.stored.mul_(0.9).add_(0.1 * mean)
+
+            def forward(self, x):
+                self._track(x.mean(0))
+                return x - self.stored
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Linear(4, 4)
+                self.norm = Norm(4)
+
+            def forward(self, x):
+                return self.norm(self.conv(x))
+        """
+    )
+    from torchleak.analysis.queries import carried_state
+
+    [(_, binding)] = [(loop, b) for loop, b in carried_state(facts) if b.key == "self.norm.stored"]
+    assert facts.code(binding.node).strip() == "self.stored.mul_(0.9).add_(0.1 * mean)"
+
+
+def test_a_local_of_another_method_named_like_the_state_is_no_reset():
+    """A spiking neuron's forward computes a local ``mem`` from ``self.mem`` and its input and
+    keeps the result on ``self.mem``: neither the local nor that input-dependent update resets
+    the membrane the network carries from batch to batch."""
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Neuron(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mem = torch.zeros(1)
+
+            def forward(self, current):
+                mem = 0.9 * self.mem + current
+                self.mem = mem - torch.sigmoid(mem)
+                return mem
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.lif = Neuron()
+
+            def forward(self, x):
+                return self.lif(self.fc(x))
+        """
+    )
+    assert ("self.lif.mem", "Neuron.forward") in carried_keys(facts)
+
+
+def test_a_bare_name_called_under_no_grad_is_the_function_not_a_method_of_that_name():
+    facts = facts_of(
+        """
+        import torch
+
+        def evaluate(model, loader):
+            return [model(x) for x in loader]
+
+        class Trainer:
+            def evaluate(self, batch):
+                return self.model(batch)
+
+        def main(model, loader):
+            with torch.no_grad():
+                evaluate(model, loader)
+        """
+    )
+    assert summary_of(facts, "evaluate").no_grad
+    assert not summary_of(facts, "Trainer.evaluate").no_grad
+
+
+def test_a_method_called_through_self_under_no_grad_is_that_class_method_only():
+    facts = facts_of(
+        """
+        import torch
+
+        class Sampler:
+            def run(self, x):
+                with torch.no_grad():
+                    return self.step(x)
+
+            def step(self, x):
+                return self.model(x)
+
+        class Learner:
+            def step(self, x):
+                return self.model(x)
+        """
+    )
+    assert summary_of(facts, "Sampler.step").no_grad
+    assert not summary_of(facts, "Learner.step").no_grad
+
+
+def test_a_method_called_under_no_grad_through_a_receiver_of_known_class_is_no_grad():
+    """``ddpm.sample(...)`` for ``ddpm: DDPM`` inside ``with torch.no_grad():`` runs DDPM's
+    sample without grad (the walk resolves the receiver); another class's ``sample`` keeps it."""
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+
+        class DDPM(nn.Module):
+            def sample(self, n):
+                return self.net(torch.randn(n, 4))
+
+        class Policy(nn.Module):
+            def sample(self, n):
+                return self.net(torch.randn(n, 4))
+
+        def train(ddpm: DDPM, policy: Policy):
+            with torch.no_grad():
+                ddpm.sample(8)
+            policy.sample(8).sum().backward()
+        """
+    )
+    assert summary_of(facts, "DDPM.sample").no_grad
+    assert not summary_of(facts, "Policy.sample").no_grad
+
+
+def test_rebinding_a_parameters_own_name_is_no_effect_on_the_caller():
+    """``pos_embed = torch.cat([prefix, pos_embed], dim=1)`` inside a helper rebinds its local
+    name: the caller's ``self.pos_embed`` gains nothing (no accumulation into the argument)."""
+    facts = facts_of(
+        """
+        import torch
+
+        def resize(pos_embed, n, num_prefix=1):
+            if num_prefix:
+                prefix, pos_embed = pos_embed[:, :num_prefix], pos_embed[:, num_prefix:]
+            else:
+                prefix, pos_embed = None, pos_embed
+            pos_embed = pos_embed.reshape(1, n, -1)
+            if prefix is not None:
+                pos_embed = torch.cat([prefix, pos_embed], dim=1)
+            return pos_embed
+        """
+    )
+    assert effect(summary_of(facts, "resize"), "accumulate", "arg0") is None
+    assert summary_of(facts, "resize").returns.params == frozenset({0})
+
+
+def test_a_state_a_forward_updates_at_several_statements_is_reported_at_each():
+    """Three slots of one buffer blended from the attached batch covariance: each statement
+    gives the buffer a graph and needs its own fix."""
+    facts = facts_of(
+        """
+        import torch
+        import torch.nn as nn
+
+        class CovNorm(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("covar", torch.zeros(n, 2))
+
+            def forward(self, x):
+                c = x.pow(2).mean(0)
+                self.covar[:, 0] = 0.1 * c + 0.9 * self.covar[:, 0]
+                self.covar[:, 1] = 0.1 * c + 0.9 * self.covar[:, 1]
+                return x / c
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.norm = CovNorm(4)
+
+            def forward(self, x):
+                return self.norm(self.fc(x))
+        """
+    )
+    from torchleak.analysis.queries import carried_state
+
+    statements = {facts.code(binding.node).strip() for _, binding in carried_state(facts) if binding.key == "self.norm.covar"}
+    assert statements == {
+        "self.covar[:, 0] = 0.1 * c + 0.9 * self.covar[:, 0]",
+        "self.covar[:, 1] = 0.1 * c + 0.9 * self.covar[:, 1]",
+    }

@@ -574,11 +574,15 @@ class Evidence:
     argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
     #: Functions whose walk ran without grad (decorated, framework-run, or called only so).
     no_grad_functions: set[str] = field(default_factory=set)
+    #: Functions of the file (``Class.m`` for a method) that a call resolved through its receiver
+    #: runs inside a ``with torch.no_grad():`` block (``ddpm.sample(...)`` for ``ddpm: DDPM``).
+    called_without_grad: set[str] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
+            + len(self.called_without_grad)
         )
 
 
@@ -597,6 +601,8 @@ class _Observations:
     #: Methods called from outside their class (``ddpm.sample()`` in a script, not from ``__init__``).
     #: (callee, caller) for calls of the file's functions.
     callers: set[tuple[str, str]] = field(default_factory=set)
+    #: Functions of the file called inside a no-grad block of a function that has grad.
+    called_without_grad: set[str] = field(default_factory=set)
     #: (function, parameter position, class): a call passes an instance of a class of the file.
     argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
@@ -796,7 +802,9 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
         set(previous.callers), set(previous.argument_classes), set(previous.no_grad_functions),
+        set(previous.called_without_grad),
     )
+    evidence.called_without_grad |= observations.called_without_grad
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
     evidence.callers |= observations.callers
@@ -1170,7 +1178,9 @@ class _Walker:
         state_update = False
         if value.attached and key in sources:
             state_update = self._self_referential_update(target, key, value_node, statement)
-        elif value.params and key in sources and not self._in_batch_loop():
+        elif value.params and key in sources and not self._in_batch_loop() and key not in self.parameters:
+            # (rebinding a parameter's own name, ``pos_embed = torch.cat([prefix, pos_embed])``,
+            # changes nothing the caller holds)
             outside = self._outside_target(key)
             if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
                 self._effect(Effect("accumulate", outside, value, self.function.name, "="))
@@ -1378,10 +1388,10 @@ class _Walker:
             return key  # a global
         return None
 
-    def _effect(self, effect: Effect) -> None:
+    def _effect(self, effect: Effect, inner: Optional[cst.CSTNode] = None) -> None:
         if isinstance(self.function.node, cst.FunctionDef):
             self.function.summary.effects.append(effect)
-            self.function.effect_nodes[id(effect)] = self.statement
+            self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
 
     def _store(
@@ -1737,7 +1747,11 @@ class _Walker:
             return done
         name = node.name.value
         cls = self.context.owner.get(id(node))
-        no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or name in self.context.no_grad_callees or any(
+        # Called inside a no-grad block: ``f`` by a bare name, a method through ``self`` (the ast's
+        # resolution) or through a receiver whose class the walk knows (the evidence's).
+        callee_key = f"{cls}.{name}" if cls else name
+        called_without_grad = callee_key in self.context.no_grad_callees or callee_key in self.context.evidence.called_without_grad
+        no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or called_without_grad or any(
             self._switches_grad_off(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             for d in node.decorators
         )
@@ -2163,6 +2177,12 @@ class _Walker:
             return combine(*arguments) if arguments else UNKNOWN
         if method == "parameters" and receiver.kind in (Kind.MODULE, Kind.UNKNOWN, Kind.INSTANCE) and not receiver.attached:
             return Value(State.DETACHED, Kind.CONTAINER, leaf=True)  # leaves that require grad
+        if receiver.kind is Kind.MODULE and method is not None and key is not None:
+            submodule = self._lookup(key)
+            if submodule.kind is Kind.MODULE and submodule.cls is not None and submodule.cls != receiver.cls:
+                # ``self.norm(x)`` inside the outer module's forward: the submodule's forward runs
+                # (and keeps its state on ``self.norm``), not the outer module's.
+                return self._forward(submodule, arguments, node, key)
         if receiver.kind is Kind.MODULE and method is not None:
             if method in vocab.MODULE_SELF_METHODS:
                 return receiver
@@ -2432,6 +2452,8 @@ class _Walker:
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
         self.context.observations.callers.add((callee.name, self.function.name))
+        if self.no_grad and not self.function.summary.no_grad and not construct:
+            self.context.observations.called_without_grad.add(callee.name)
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
 
     def _apply_callee(
@@ -2587,8 +2609,10 @@ class _Walker:
             via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             outside = self._outside_target(key)
             if outside is not None and (value.attached or value.params) and effect.kind != "reset" and not self._in_batch_loop():
-                # (inside a batch loop the effect is reported here, as ``_store`` does)
-                self._effect(replace(effect, target=outside, value=value))
+                # (inside a batch loop the effect is reported here, as ``_store`` does); a carry on
+                # ``self`` keeps the helper's statement, where its fix goes (``self._track(m, v)``)
+                helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and effect.kind == "carry" else None
+                self._effect(replace(effect, target=outside, value=value), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
             for prefix in key_prefixes(key):

@@ -43,7 +43,8 @@ class Plan:
     depth: int
     #: The parts of the file to analyse; empty when nothing in it can be found.
     segments: tuple[Segment, ...] = ()
-    #: Functions this file calls inside ``with torch.no_grad():`` blocks (anywhere in it).
+    #: Functions this file calls inside ``with torch.no_grad():`` blocks (anywhere in it): ``f``
+    #: for a function called by its bare name, ``Class.m`` for a method called through ``self``.
     no_grad_callees: frozenset[str] = frozenset()
 
 
@@ -86,22 +87,104 @@ def _statements(nodes: list[ast.stmt]) -> Iterator[ast.stmt]:
 _BODIES: Final = ("body", "orelse", "handlers", "finalbody", "cases")
 
 
-def _called(node: ast.AST) -> set[str]:
-    return {_identifier(inner.func) for inner in ast.walk(node) if isinstance(inner, ast.Call)}
+@dataclass
+class _ClassShape:
+    """A class of the file as the ast shows it: its base names and the methods it defines."""
+
+    bases: list[str]
+    methods: set[str]
+
+
+def _classes(tree: ast.AST) -> dict[str, _ClassShape]:
+    shapes: dict[str, _ClassShape] = {}
+    for node in _statements(tree.body if isinstance(tree, ast.Module) else []):
+        if isinstance(node, ast.ClassDef):
+            shape = shapes.setdefault(node.name, _ClassShape([], set()))
+            shape.bases += [_identifier(base) for base in node.bases]
+            shape.methods |= {
+                child.name for child in _statements(node.body)
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in _class_level(node)
+            }
+    return shapes
+
+
+def _class_level(node: ast.ClassDef) -> list[ast.stmt]:
+    """The statements of a class body, through ``if``/``try`` blocks but not into methods."""
+    found: list[ast.stmt] = []
+    stack: list[ast.stmt] = list(node.body)
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(_child_statements(child))
+    return found
+
+
+def _defining_class(classes: dict[str, _ClassShape], cls: str, method: str) -> Optional[str]:
+    """The class of the file whose ``method`` an instance of ``cls`` runs: ``cls`` itself, else
+    its nearest base in the file that defines it."""
+    pending, seen = [cls], set()
+    while pending:
+        name = pending.pop(0)
+        shape = classes.get(name)
+        if shape is None or name in seen:
+            continue
+        seen.add(name)
+        if method in shape.methods:
+            return name
+        pending += shape.bases
+    return None
+
+
+def _called(node: ast.AST, cls: Optional[str], classes: dict[str, _ClassShape]) -> set[str]:
+    """The functions the calls in ``node`` name, as far as the ast shows: ``f(...)`` the file's
+    function ``f`` (a bare name never reaches a method), ``self.m(...)`` in a method of ``cls``
+    the method ``Class.m`` an instance of ``cls`` runs. A call on another receiver is left out:
+    the ast does not know its class, and a method of the same name elsewhere is another one."""
+    keys: set[str] = set()
+    for inner in ast.walk(node):
+        if not isinstance(inner, ast.Call):
+            continue
+        func = inner.func
+        if isinstance(func, ast.Name):
+            keys.add(func.id)
+        elif isinstance(func, ast.Attribute) and cls is not None and isinstance(func.value, ast.Name) and func.value.id == "self":
+            owner = _defining_class(classes, cls, func.attr)
+            if owner is not None:
+                keys.add(f"{owner}.{func.attr}")
+    return keys
+
+
+def _definitions(tree: ast.AST) -> dict[str, list[tuple[ast.AST, Optional[str]]]]:
+    """Each function of the file by key (``f``; ``Class.m`` for a method), with the class whose
+    ``self`` it sees (a closure inside a method sees the method's)."""
+    found: dict[str, list[tuple[ast.AST, Optional[str]]]] = {}
+    stack: list[tuple[ast.stmt, Optional[str], bool]] = [
+        (node, None, False) for node in (tree.body if isinstance(tree, ast.Module) else [])
+    ]
+    while stack:
+        node, cls, in_class_body = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            stack += [(child, node.name, True) for child in node.body]
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(f"{cls}.{node.name}" if in_class_body else node.name, []).append((node, cls))
+            in_class_body = False
+        stack += [(child, cls, in_class_body) for child in _child_statements(node)]
+    return found
 
 
 def _close_over_callees(tree: ast.AST, names: set[str]) -> set[str]:
-    """The functions called, directly or through others, by functions in ``names``."""
-    definitions: dict[str, list[ast.AST]] = {}
-    for node in _statements(tree.body if isinstance(tree, ast.Module) else []):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            definitions.setdefault(node.name, []).append(node)
+    """The functions called, directly or through others, by functions in ``names`` (keys as
+    ``_called`` gives them)."""
+    definitions = _definitions(tree)
+    classes = _classes(tree)
     closed = set(names)
     pending = list(names)
     while pending:
         # Only the functions reached are walked for their calls.
-        for definition in definitions.get(pending.pop(), ()):
-            for callee in _called(definition):
+        for definition, cls in definitions.get(pending.pop(), ()):
+            for callee in _called(definition, cls, classes):
                 if callee and callee not in closed and callee in definitions:
                     closed.add(callee)
                     pending.append(callee)
@@ -148,16 +231,18 @@ def _per_batch_matters(statement: ast.stmt, name: str, lines: list[str]) -> bool
     )
 
 
-def _no_grad_calls(statement: ast.stmt) -> set[str]:
-    """The calls inside the statement's no-grad blocks (a block inside one is part of it)."""
+def _no_grad_calls(statement: ast.stmt, classes: dict[str, _ClassShape]) -> set[str]:
+    """What the calls inside the statement's no-grad blocks name (a block inside one is part of
+    it), as ``_called`` resolves them."""
     calls: set[str] = set()
-    stack: list[ast.stmt] = [statement]
+    stack: list[tuple[ast.stmt, Optional[str]]] = [(statement, None)]
     while stack:
-        node = stack.pop()
+        node, cls = stack.pop()
         if is_no_grad_block(node):
-            calls |= {_identifier(inner.func) for inner in ast.walk(node) if isinstance(inner, ast.Call)}
+            calls |= _called(node, cls, classes)
             continue
-        stack.extend(_child_statements(node))
+        inner_cls = node.name if isinstance(node, ast.ClassDef) else cls
+        stack.extend((child, inner_cls) for child in _child_statements(node))
     return calls
 
 
@@ -242,7 +327,8 @@ def called_under_no_grad(tree: ast.AST) -> frozenset[str]:
     grad although its own body does not say so; the analysis treats such functions as no-grad.
     """
     body = tree.body if isinstance(tree, ast.Module) else []
-    direct: set[str] = set().union(*(_no_grad_calls(statement) for statement in body))
+    classes = _classes(tree)
+    direct: set[str] = set().union(*(_no_grad_calls(statement, classes) for statement in body))
     return frozenset(_close_over_callees(tree, direct))
 
 
@@ -270,9 +356,10 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
         if depth > max_depth:
             return Plan(depth)
     no_grad_callees: set[str] = set()
+    classes = _classes(tree) if any(summary.mentions_no_grad for summary in summaries) else {}
     for statement, summary in zip(body, summaries):
         if summary.mentions_no_grad:
-            no_grad_callees |= _no_grad_calls(statement)
+            no_grad_callees |= _no_grad_calls(statement, classes)
     if no_grad_callees:
         no_grad_callees = _close_over_callees(tree, no_grad_callees)
     ranges: list[list[int]] = []

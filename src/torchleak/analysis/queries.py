@@ -33,7 +33,10 @@ def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
         return False
     attribute = key.rsplit(".", 1)[-1]
     return any(
-        binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached and not _outside_batch_loop(facts, binding)
+        # an attribute of that name (a local ``mem`` of another method resets nothing), set to a
+        # value that does not depend on the method's input (the submodule's own update is none)
+        "." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
+        and not binding.value.params and not _outside_batch_loop(facts, binding)
         and not _called_only_outside_batch_loops(facts, function, attribute)
         and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())))
         for function in facts.functions
@@ -280,7 +283,7 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
         rebinds: dict[str, list[Binding]] = {}
         for binding in function.bindings:
             rebinds.setdefault(binding.key, []).append(binding)
-        reported: set[tuple[int, str]] = set()
+        reported: set[tuple[int, str, int]] = set()
         for binding in function.bindings:
             if not (binding.fed_to_call and binding.value.attached and binding.loop is not None):
                 continue
@@ -300,8 +303,10 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     break  # MAML's fast weights: an inner loop differentiating only up to the state
                 if fed_back_only_as_data(function, binding.key, loop):
                     break  # greedy decoding: the next input is embedded from an argmax
-                if not resets and (id(loop), binding.key) not in reported:
-                    reported.add((id(loop), binding.key))
+                # A state a callee updates at several statements needs the fix at each of them.
+                place = (id(loop), binding.key, id(binding.node) if binding.in_callee else 0)
+                if not resets and place not in reported:
+                    reported.add(place)
                     yield loop, binding
                 break
 

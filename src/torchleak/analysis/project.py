@@ -459,8 +459,6 @@ class ProjectIndex:
         self._shapes: dict[tuple[str, str, int, bool], Optional[frozenset[tuple[str, str]]]] = {}
         self._defines: dict[tuple[str, str, str], bool] = {}
         self._sources: Optional[list[tuple[str, str]]] = None
-        #: The linted file's analysis read the project's importers of it (see ``dependencies``).
-        self._scanned_for_importers = False
         self._imported_words: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
@@ -471,7 +469,6 @@ class ProjectIndex:
         summarised until the analysis asks for a name; ``source`` (or what makes it) is read
         only then, to tell which imports the code uses."""
         self._computed = 0
-        self._scanned_for_importers = False
         bindings = import_bindings(statements, file, self.root, None)
         externals = _LazyExternals(_LazyNames(self, bindings, _Uses(source)), _ClassRegistry(self))
         relative = _relative(file, self.root)
@@ -487,24 +484,20 @@ class ProjectIndex:
     def dependencies(self) -> dict[str, tuple[int, int]]:
         """The project files, with their (size, mtime), that the findings of the file linted
         last may depend on: every file this process has read an outline or a summary of so far
-        (a superset, since answers are memoised across the files one process lints), and every
-        file of the project when that lint looked for importers (any of them may start
-        importing it). The findings cache checks them before reusing a result."""
+        (a superset, since answers are memoised across the files one process lints), importers
+        included. A file that starts importing the linted one is not among them (as for the
+        summaries' cache: noticed when either file changes); listing every file of the project
+        instead made each entry of a large library hundreds of kilobytes. The findings cache
+        checks them before reusing a result."""
         stamps = {module: outline.stamp for module, outline in self._outlines.items() if outline.stamp is not None}
         for entry in self._entries.values():
             stamps.update(entry.deps)
-        if self._scanned_for_importers:
-            for module, _ in self._project_sources():
-                stamp = self._stamp(module)
-                if stamp is not None:
-                    stamps[module] = stamp
         return stamps
 
     def _backwarded_by_importers(self, module: str) -> frozenset[str]:
         """Functions of ``module`` whose results a module importing it backwards."""
         found: set[str] = set()
         prefix = module + ":"
-        self._scanned_for_importers = True
         for importer in self._importers(module):
             outline = self._outline(importer)
             if outline is not None and any(binding.module == module for binding in outline.bindings):
@@ -517,7 +510,6 @@ class ProjectIndex:
         cached: only a helper's ``retain_graph=True`` with no per-batch caller in its own file
         asks for them)."""
         found: list[FileFacts] = []
-        self._scanned_for_importers = True
         for importer in self._importers(module):
             outline = self._outline(importer)
             if outline is None or not any(binding.module == module for binding in outline.bindings):
@@ -532,7 +524,6 @@ class ProjectIndex:
         class calls, on an instance it builds, with grad enabled (``sample.py`` calling
         ``decoder.sample(feature)`` outside ``torch.no_grad()``)."""
         found: set[str] = set()
-        self._scanned_for_importers = True
         importers = self._importers(module)
         texts = {candidate: text for candidate, text in self._project_sources() if candidate in importers}
         for importer in importers:

@@ -3072,3 +3072,46 @@ def test_a_state_a_forward_updates_at_several_statements_is_reported_at_each():
         "self.covar[:, 0] = 0.1 * c + 0.9 * self.covar[:, 0]",
         "self.covar[:, 1] = 0.1 * c + 0.9 * self.covar[:, 1]",
     }
+
+
+# --------------------------------------------------------------------------- state objects set through a method
+_STATE_OBJECT = """
+import torch
+from torch import nn
+
+class DecoderState:
+    def __init__(self, hidden):
+        self.hidden = hidden
+
+    def update_state(self, hidden):
+        self.hidden = hidden
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(4, 4)
+
+    def forward(self, x, state):
+        return self.cell(x, state.hidden)
+
+def train(decoder, optimizer, chunks, state):
+    for x in chunks:
+        hidden = decoder(x, state)
+        state.update_state({argument})
+        loss = hidden.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_method_setting_its_argument_on_the_object_has_a_set_effect():
+    facts = facts_of(_STATE_OBJECT.format(argument="hidden"))
+    assert effect(summary_of(facts, "DecoderState.update_state"), "set", "self.hidden") is not None
+
+
+def test_an_object_given_a_forward_of_itself_through_a_setter_carries_it():
+    """OpenNMT-py's decoder state: ``state.update_state(hidden)`` where ``hidden`` came out of a
+    forward given ``state`` chains every chunk's graph; a detached argument does not."""
+    assert ("state.hidden", "") in carried_keys(facts_of(_STATE_OBJECT.format(argument="hidden")))
+    assert carried_keys(facts_of(_STATE_OBJECT.format(argument="hidden.detach()"))) == set()

@@ -140,6 +140,24 @@ out, h_out = lstm(x.unsqueeze(0), h_in)
         tensor=63_488,
     ),
     Shape(
+        "a state object handed a forward of itself through a setter method (OpenNMT-py's decoder state)",
+        "TLK103",
+        COMMON + """
+class DecoderState:
+    def __init__(self, hidden):
+        self.hidden = hidden
+
+    def update_state(self, hidden):
+        self.hidden = hidden
+
+cell = nn.GRUCell(32, 32)
+state = DecoderState(torch.zeros(16, 32))
+""",
+        "state.update_state(cell(x, state.hidden))",
+        "state.update_state(cell(x, state.hidden).detach())",
+        tensor=14_336,
+    ),
+    Shape(
         "an adversarial example updated from itself",
         "TLK103",
         COMMON + """

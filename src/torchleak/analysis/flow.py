@@ -1282,6 +1282,10 @@ class _Walker:
             return
         if fed and (value.attached or value.params):
             self._effect(Effect("carry", f"self.{attribute}", value, self.function.name))
+        elif value.params - {0} and not value.attached:
+            # ``def update_state(self, hidden): self.hidden = hidden``: the object keeps what it is
+            # given; a carry at a call whose argument came out of a forward given the object.
+            self._effect(Effect("set", f"self.{attribute}", value, self.function.name))
         elif (value.detached or value.kind is Kind.NONE) and not any(f"self.{attribute}" in guard for guard in self.guards):
             # (one guarded by a test of the attribute itself builds it once, lazily: no reset per call)
             self._effect(Effect("reset", f"self.{attribute}", value, self.function.name))
@@ -2625,6 +2629,15 @@ class _Walker:
                 continue
             self._locate(node)
             argument = self._argument_node(node, summary, effect.value, bound) or node
+            if effect.kind == "set":
+                # The object now holds the value; when the value came out of a forward that was
+                # given the object (``state.update_state(*decoder(x, state)[1:])``), the object
+                # carries the graph into the next iteration.
+                owner = key.split(".", 1)[0]
+                if any(name == owner or name.startswith(owner + ".") for name in self._fed_from(argument)):
+                    self._binding(statement, key, value, mentions(node), fed=True, via=via)
+                self.env[key] = value
+                continue
             inner = self._callee_store(callee, effect) if not effect.value.params else None
             if effect.kind == "store" and inner is not None and callee is not None:
                 # The callee computes what it stores (``buffer.logprobs.append(dist.log_prob(a))``):
@@ -2889,7 +2902,7 @@ class _Walker:
             self.function.double_backward_grads.append(event)
 
 
-_VERBS = {"store": "stores it in", "accumulate": "adds it to", "carry": "carries it in"}
+_VERBS = {"store": "stores it in", "accumulate": "adds it to", "carry": "carries it in", "set": "sets it as"}
 
 #: Tensor methods that keep a value a tensor (evidence the receiver is data, not a module).
 #: Methods whose result carries none of the receiver's graph.

@@ -11,7 +11,7 @@ from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to
 #: store: appended/inserted/assigned into a container; accumulate: ``+=`` or ``x = x + v``;
 #: carry: an attribute rebound from a call that received its previous value (a recurrent
 #: state); reset: an attribute rebound to a value with no graph (``self.h = None``).
-EffectKind = Literal["store", "accumulate", "carry", "reset"]
+EffectKind = Literal["store", "accumulate", "carry", "reset", "set"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Effect:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Effect:
         kind = str(data["kind"])
-        if kind not in ("store", "accumulate", "carry", "reset"):
+        if kind not in ("store", "accumulate", "carry", "reset", "set"):
             raise ValueError(f"unknown effect kind {kind!r}")
         return cls(
             cast(EffectKind, kind),

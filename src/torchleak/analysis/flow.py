@@ -1319,8 +1319,6 @@ class _Walker:
             return previous.records_graph and not previous.double_backward and not self._is_loss_like(target)
         if not any(self._is_loss_like(leaf) for leaf in attached):
             return True
-        if not any(self._is_loss_like(leaf) for leaf in attached):
-            return True
         value = self.values[id(attached[0])]
         self._accumulation(statement, target, key, "=", attached[0], value)
         return False

@@ -494,15 +494,20 @@ class ProjectIndex:
             stamps.update(entry.deps)
         return stamps
 
+    def _importing(self, module: str) -> Iterator[tuple[str, _Outline]]:
+        """The project's modules whose imports resolve to ``module``, with their outlines."""
+        for importer in self._importers(module):
+            outline = self._outline(importer)
+            if any(binding.module == module for binding in outline.bindings):
+                yield importer, outline
+
     def _backwarded_by_importers(self, module: str) -> frozenset[str]:
         """Functions of ``module`` whose results a module importing it backwards."""
         found: set[str] = set()
         prefix = module + ":"
-        for importer in self._importers(module):
-            outline = self._outline(importer)
-            if outline is not None and any(binding.module == module for binding in outline.bindings):
-                backwarded = self._summary(importer).backwarded
-                found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
+        for importer, _ in self._importing(module):
+            backwarded = self._summary(importer).backwarded
+            found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
         return frozenset(found)
 
     def _importer_facts(self, module: str) -> list[FileFacts]:
@@ -510,10 +515,7 @@ class ProjectIndex:
         cached: only a helper's ``retain_graph=True`` with no per-batch caller in its own file
         asks for them)."""
         found: list[FileFacts] = []
-        for importer in self._importers(module):
-            outline = self._outline(importer)
-            if outline is None or not any(binding.module == module for binding in outline.bindings):
-                continue
+        for importer, outline in self._importing(module):
             analysed = self._analysed(importer, outline)
             if analysed is not None:
                 found.append(analysed[2])
@@ -524,18 +526,14 @@ class ProjectIndex:
         class calls, on an instance it builds, with grad enabled (``sample.py`` calling
         ``decoder.sample(feature)`` outside ``torch.no_grad()``)."""
         found: set[str] = set()
-        importers = self._importers(module)
-        texts = {candidate: text for candidate, text in self._project_sources() if candidate in importers}
-        for importer in importers:
-            outline = self._outline(importer)
-            if outline is None:
-                continue
+        for importer, outline in self._importing(module):
             classes = {b.local: b.symbol for b in outline.bindings if b.module == module and b.symbol not in (None, "*")}
             modules = {b.local for b in outline.bindings if b.module == module and b.symbol is None}
             if not classes and not modules:
                 continue
+            kept = self._texts.get(importer)  # the tree its outline was just read from, if kept
             try:
-                tree = ast.parse(texts.get(importer, ""))
+                tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
             found |= _methods_called_with_grad(tree, classes, modules)

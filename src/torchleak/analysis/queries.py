@@ -217,23 +217,31 @@ def _reaching_bindings(function: Function, names: set[str], before: int, *, tran
     """The bindings (by ``id``) that ``names`` read at ``before`` in statement order, and with
     ``transitive`` the bindings those read in turn: a backward slice that tells two values of
     one name apart (the inner loop's ``loss`` and the task's ``loss``)."""
-    by_key: dict[str, list[Binding]] = {}
-    for binding in function.bindings:
-        by_key.setdefault(binding.key, []).append(binding)
+    by_key = _by_key(function.bindings)
     found: dict[int, Binding] = {}
     pending = [(name, before) for name in names]
     while pending:
         name, seq = pending.pop()
-        earlier = [binding for binding in by_key.get(name, ()) if binding.seq < seq]
-        if not earlier:
-            continue
-        reaching = max(earlier, key=lambda binding: binding.seq)
-        if id(reaching) in found:
+        reaching = _reaching(by_key, name, seq)
+        if reaching is None or id(reaching) in found:
             continue
         found[id(reaching)] = reaching
         if transitive:
             pending.extend((source, reaching.seq) for source in reaching.mentions)
     return found
+
+
+def _by_key(bindings: list[Binding]) -> dict[str, list[Binding]]:
+    by_key: dict[str, list[Binding]] = {}
+    for binding in bindings:
+        by_key.setdefault(binding.key, []).append(binding)
+    return by_key
+
+
+def _reaching(by_key: dict[str, list[Binding]], name: str, before: int) -> Optional[Binding]:
+    """The binding of ``name`` that a read at ``before`` sees: the last one before it."""
+    earlier = [binding for binding in by_key.get(name, ()) if binding.seq < before]
+    return max(earlier, key=lambda binding: binding.seq) if earlier else None
 
 
 def _emptied_every_iteration(function: Function, event: Held, loop: Loop) -> bool:
@@ -316,24 +324,24 @@ def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:
     start, but only through values without a graph: ``_, word = logits.max(1);
     step = embed(word).unsqueeze(1)`` gives each step's input a graph of its own (the
     embedding's), so nothing chains the iterations together."""
-    inside = sorted((b for b in function.bindings if loop.contains(b.seq)), key=lambda b: b.seq)
-    own = [binding for binding in inside if binding.key == key]
-    if not own:
+    inside = _by_key([binding for binding in function.bindings if loop.contains(binding.seq)])
+    if key not in inside:
         return False
+    last = max(inside[key], key=lambda binding: binding.seq)
 
     def reaches_the_start(through: Callable[[Binding], bool]) -> bool:
         """A backward slice from the last binding of ``key`` within one iteration: does it read
         ``key`` before the iteration rebinds it, through bindings ``through`` accepts?"""
-        pending, seen = [own[-1]], set()
+        pending, seen = [last], set()
         while pending:
             binding = pending.pop()
             if id(binding) in seen or not through(binding):
                 continue
             seen.add(id(binding))
             for name in binding.mentions:
-                earlier = [b for b in inside if b.key == name and b.seq < binding.seq]
-                if earlier:
-                    pending.append(earlier[-1])
+                reaching = _reaching(inside, name, binding.seq)
+                if reaching is not None:
+                    pending.append(reaching)
                 elif name == key:
                     return True
         return False

@@ -1,0 +1,1 @@
+from .KD import DistillKL

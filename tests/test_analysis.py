@@ -3115,3 +3115,167 @@ def test_an_object_given_a_forward_of_itself_through_a_setter_carries_it():
     forward given ``state`` chains every chunk's graph; a detached argument does not."""
     assert ("state.hidden", "") in carried_keys(facts_of(_STATE_OBJECT.format(argument="hidden")))
     assert carried_keys(facts_of(_STATE_OBJECT.format(argument="hidden.detach()"))) == set()
+
+
+# =========================================================================== names say nothing
+class TestEvidenceWithoutTellingNames:
+    """Each snippet uses names no fallback recognises (``v1``, ``w``): what the analysis knows
+    comes from how the code uses the values (found by renaming every identifier of the zoo)."""
+
+    def test_a_backward_through_an_accelerator_argument_makes_the_callee_a_module(self):
+        facts = facts_of("""
+            import torch
+            from accelerate import Accelerator
+
+            def fit(w, opt, batches):
+                acc = Accelerator()
+                total = torch.tensor(0.0)
+                for b in batches:
+                    o = w(**b)
+                    l = o.loss
+                    acc.backward(l)
+                    opt.step()
+                    total += l
+        """)
+        assert attached(facts, "fit", "o")
+        assert loop_with(facts, "for b in batches").has_forward
+
+    def test_what_a_framework_loss_hook_returns_is_backwarded(self):
+        facts = facts_of("""
+            from transformers import Trainer
+
+            class T(Trainer):
+                def compute_loss(self, w, inputs, return_outputs=False):
+                    o = w(**inputs)
+                    l = o.loss
+                    return (l, o) if return_outputs else l
+        """)
+        assert attached(facts, "T.compute_loss", "o")
+
+    def test_a_parameter_takes_the_one_class_whose_members_it_reads(self):
+        facts = facts_of("""
+            import torch
+            import torch.nn as nn
+
+            class Rnn(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.n_layers, self.width = 2, n
+                    self.cell = nn.GRU(n, n, 2)
+
+                def forward(self, x, h):
+                    return self.cell(x, h)
+
+            class Other:
+                def __init__(self):
+                    self.width = 3
+
+            def sample(w, x, steps):
+                h = torch.zeros(w.n_layers, 1, w.width)
+                for _ in range(steps):
+                    y, h = w(x, h)
+        """)
+        assert attached(facts, "sample", "h")
+
+    def test_members_two_classes_share_pick_neither(self):
+        facts = facts_of("""
+            import torch.nn as nn
+
+            class A(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.width = 4
+                    self.lin = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    return self.lin(x)
+
+            class B:
+                def __init__(self):
+                    self.width = 4
+
+            def run(w, x):
+                n = w.width
+                y = w(x)
+        """)
+        assert value_of(facts, "run", "y").state is not State.ATTACHED
+
+    def test_a_global_module_is_a_module_inside_functions(self):
+        facts = facts_of("""
+            import torch.nn as nn
+
+            v0 = nn.Sequential(nn.Linear(4, 4))
+
+            def predict(batches):
+                kept = []
+                for b in batches:
+                    s = v0(b)
+                    kept.append(s)
+                return kept
+        """)
+        assert attached(facts, "predict", "s")
+
+    def test_a_pretrained_model_passed_as_an_argument_is_a_module(self):
+        facts = facts_of("""
+            from transformers import AutoModelForCausalLM
+
+            def go(w, ids, steps):
+                past = None
+                for _ in range(steps):
+                    o = w(input_ids=ids, past_key_values=past)
+                    past = o["past_key_values"]
+
+            v = AutoModelForCausalLM.from_pretrained("gpt2")
+            go(v, None, 10)
+        """)
+        assert attached(facts, "go", "past")
+
+    def test_an_annotation_and_a_loaded_script_module_say_module(self):
+        facts = facts_of("""
+            import torch
+            import torch.nn as nn
+
+            class Term:
+                def __init__(self, path):
+                    self.p: nn.Module = torch.jit.load(path).eval()
+                    self.q = torch.jit.load(path)
+
+                def act(self, x):
+                    a = self.p(x)
+                    b = self.q(x)
+        """)
+        assert attached(facts, "Term.act", "a")
+        assert attached(facts, "Term.act", "b")
+
+    def test_a_callee_inside_a_torch_function_is_evidenced_by_the_backward(self):
+        facts = facts_of("""
+            import torch.nn.functional as F
+
+            def fit(w, batches, opt):
+                for x, y in batches:
+                    f = F.normalize(w(x), dim=1)
+                    l = F.cross_entropy(f, y)
+                    l.backward()
+                    opt.step()
+        """)
+        assert loop_with(facts, "for x, y in batches").has_forward
+
+    def test_a_parameter_a_helper_calls_is_a_module_when_the_result_is_backwarded(self):
+        facts = facts_of("""
+            import torch.nn.functional as F
+
+            def crit(w, s):
+                z = w(s["x"])
+                l = F.cross_entropy(z, s["y"])
+                return l, {"l": l}
+
+            def fit(w, batches, opt):
+                logs = []
+                for s in batches:
+                    l, log = crit(w, s)
+                    l.backward()
+                    opt.step()
+                    logs.append(log)
+        """)
+        assert value_of(facts, "fit", "log").elements is not None
+        assert any(e.attached for e in value_of(facts, "fit", "log").elements or ())

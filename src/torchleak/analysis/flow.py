@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Optional, Union
+from typing import Any, Final, Optional, Union
 
 import libcst as cst
 
@@ -281,6 +281,23 @@ def _builds_or_is_unused(method: str, callers: set[tuple[str, str]]) -> bool:
     found = {caller.rsplit(".", 1)[-1] for callee, caller in callers if callee == method}
     # ``forward`` of a subclass calling the base class's ``_forward_gru``: one forward pass.
     return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters", "forward", "__call__"}
+
+
+#: Members every module or tensor has: reading them does not tell one class of the file from another.
+_GENERIC_MEMBERS: Final = (
+    vocab.MODULE_SELF_METHODS | vocab.MODULE_PLAIN_METHODS
+    | frozenset({"training", "forward", "__call__", "__init__", "device", "dtype", "shape", "size", "data", "grad",
+                 "T", "config", "name", "weight", "bias", "module", "item", "detach", "numel", "dim", "ndim",
+                 "requires_grad", "grad_fn", "is_cuda", "tolist", "numpy", "argmax", "any", "all", "std", "var"})
+)
+
+
+def _attributes_read(definition: cst.FunctionDef, key: str) -> set[str]:
+    """The attributes a function reads on its parameter ``key`` (``model.layers``, ``model.sample()``)."""
+    return {
+        current.attr.value for current in _subtree(definition.body)
+        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value == key
+    }
 
 
 def _annotated_class(param: cst.Param) -> str:
@@ -609,6 +626,8 @@ class _Observations:
     #: (function, key, loop, whether the key is the backwarded value itself rather than an
     #: input of the call that computes it: ``loss`` in ``loss.mean()``, not ``x`` in ``model(x).sum()``).
     backward_keys: list[tuple[Function, str, int, bool]] = field(default_factory=list)
+    #: (function, key, argument) for ``key = helper(argument, ...)`` where the helper calls that parameter.
+    called_arguments: list[tuple[Function, str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -631,6 +650,7 @@ class _FileContext:
     top: Optional[cst.CSTNode] = None
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
+    _members: dict[str, frozenset[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: What the file's imports of its project's other modules bind (``analysis/project.py``).
@@ -642,6 +662,32 @@ class _FileContext:
     def next_seq(self) -> int:
         self.seq += 1
         return self.seq
+
+    def members(self, name: str) -> frozenset[str]:
+        """The attributes (``self.x = ...`` in any method) and methods of a class of the file and
+        of its bases in the file."""
+        found = self._members.get(name)
+        if found is None:
+            names: set[str] = set()
+            for info in self.class_chain(name):
+                names.update(info.methods)
+                for method in info.methods.values():
+                    for current in _subtree(method.body):
+                        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value == "self":
+                            names.add(current.attr.value)
+            found = self._members[name] = frozenset(names)
+        return found
+
+    def class_by_members(self, read: set[str]) -> Optional[str]:
+        """The one class of the file whose members include every name in ``read`` (structural
+        typing of an unannotated parameter: ``sample(model, ...)`` reading ``model.layers`` and
+        ``model.hidden_size`` takes the file's ``CharRNN``). Names any module or tensor has say
+        nothing; at least one name must be the class's own."""
+        specific = read - _GENERIC_MEMBERS - _TENSOR_METHODS
+        if not specific:
+            return None
+        candidates = [name for name in self.classes if specific <= self.members(name)]
+        return candidates[0] if len(candidates) == 1 else None
 
     def class_chain(self, name: Optional[str]) -> Iterator[ClassInfo]:
         """The class and its bases defined in the file, nearest first."""
@@ -791,7 +837,13 @@ def _walk(
         info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
     context.facts.module_classes = {name for name, info in context.classes.items() if info.is_module}
     context.facts.observations = context.observations
-    _Walker(context, module, _MODULE_SCOPE, no_grad=False, per_batch=False).run(module.body)
+    top_level = _Walker(context, module, _MODULE_SCOPE, no_grad=False, per_batch=False)
+    top_level.run(module.body)
+    # ``classifier = nn.Sequential(...)`` at the top of a script: functions that use the global
+    # see a module on the next walk, whatever it is called.
+    context.observations.module_uses.update(
+        (_MODULE_SCOPE, key) for key, value in top_level.env.items() if value.kind is Kind.MODULE and "." not in key
+    )
     return context.facts
 
 
@@ -811,6 +863,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence.no_grad_functions |= {function.name for function in facts.functions if function.summary.no_grad}
     evidence.argument_classes |= observations.argument_classes
     backwarded_by_function: dict[int, set[str]] = {}
+    loops = {id(loop.node): loop for loop in facts.loops}
     for function, key, loop, root in observations.backward_keys:
         if root:
             evidence.backwarded.add((_scope_of(function, key), key, loop))
@@ -822,6 +875,14 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     for function, key, callee, resolved, callee_name in observations.call_results:
         evidence.called.add(callee_name)
         reaches_backward = key in function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True)
+        if not reaches_backward:
+            # ``out = net(x)`` then ``out.loss`` backwarded in the same loop: a field of a result
+            # computed in every iteration (not ``args.coef`` of a configuration read once)
+            reaches_backward = any(
+                (loops[loop_id].first_access.get(key) == "write" if loop_id in loops else loop_id == 0 and function.name != _MODULE_SCOPE)
+                and any(source.startswith(key + ".") for source in function.sources_of({backwarded}, data_only=True))
+                for owner, backwarded, loop_id, _root in observations.backward_keys if owner is function
+            )
         if reaches_backward:
             if resolved:
                 evidence.backwarded_results.add(callee_name)
@@ -831,6 +892,9 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
             (id(function), derived) in observations.number_reads for derived in function.derived_from({key})
         ):
             evidence.numeric_results.add(callee_name)
+    for function, key, argument in observations.called_arguments:
+        if key in function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True):
+            evidence.modules.add((_scope_of(function, argument), argument))
     return evidence
 
 
@@ -1088,7 +1152,12 @@ class _Walker:
                 self._bind(target.target, node.value, value, node)
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
-                self._bind(node.target, node.value, self.evaluate(node.value), node)
+                value = self.evaluate(node.value)
+                if value.kind is Kind.UNKNOWN and not value.attached:
+                    # ``self.policy: nn.Module = load(path)``: the annotation says what it is
+                    declared = self._instance_of(self.context.aliases.qualify(node.annotation.annotation) or dotted(node.annotation.annotation))
+                    value = declared if declared is not None else value
+                self._bind(node.target, node.value, value, node)
         elif isinstance(node, cst.AugAssign):
             self._augmented(node)
         elif isinstance(node, cst.Expr):
@@ -1100,6 +1169,11 @@ class _Walker:
                 returned = mentions(node.value)
                 self.function.consumed.update(returned)
                 self.function.returned_keys.update(self.function.sources_of(returned))
+                if self.function.cls is not None and self.function.name.rsplit(".", 1)[-1] in vocab.FRAMEWORK_BACKWARDED_RETURNS:
+                    # Lightning backwards what ``training_step`` returns, Hugging Face's Trainer
+                    # what ``compute_loss`` returns: evidence as good as a ``.backward()`` here.
+                    for key in _framework_loss_roots(node.value, self.context.aliases):
+                        self.context.observations.backward_keys.append((self.function, key, self._loop_id(), True))
         elif isinstance(node, cst.Del):
             for key in mentions(node.target):
                 self.env[key] = DETACHED
@@ -1723,7 +1797,7 @@ class _Walker:
         """An object of the class ``name`` names (of the file, or the project's by name or key)."""
         if not name:
             return None
-        if name == _SOME_MODULE:
+        if name in (_SOME_MODULE, "torch.nn.Module"):
             return Value(State.DETACHED, Kind.MODULE)
         info = self.context.classes.get(name)
         if info is not None:
@@ -1782,6 +1856,7 @@ class _Walker:
                 self._instance_of(cls) if index == 0 and cls is not None and key == "self"
                 else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
                 or self._instance_of(_default_class(param))
+                or self._instance_of(self.context.class_by_members(_attributes_read(node, key)))
             )
             if instance is not None:
                 walker.env[key] = instance
@@ -1801,6 +1876,21 @@ class _Walker:
         self.context.walked[id(node)] = function
         return function
 
+    def _record_called_arguments(self, key: str, call: cst.Call, definition: cst.FunctionDef) -> None:
+        """``loss, log = criterion(net, batch)`` where ``criterion`` calls its first parameter:
+        if ``loss`` reaches a backward, ``net`` computed its graph (a module, whatever its name)."""
+        params = [param.name.value for param in (*definition.params.posonly_params, *definition.params.params)]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+            params = params[1:]
+        called = {
+            current.func.value for current in _subtree(definition.body)
+            if isinstance(current, cst.Call) and isinstance(current.func, cst.Name)
+        }
+        for position, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
+            argument = dotted(arg.value)
+            if argument is not None and position < len(params) and params[position] in called:
+                self.context.observations.called_arguments.append((self.function, key, argument))
+
     def _record_call_result(self, key: str, value_node: cst.BaseExpression) -> None:
         """``key = callee(...)``: for the evidence pass (is the callee a module?)."""
         call = _strip_access(value_node)
@@ -1817,6 +1907,7 @@ class _Walker:
             cls = self.context.owner.get(id(definition))
             qualified = f"{cls}.{definition.name.value}" if cls else definition.name.value
             self.context.observations.call_results.append((self.function, key, callee, True, qualified))
+            self._record_called_arguments(key, call, definition)
             return
         owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
         imported = self._imported_callee(call.func, owner)
@@ -1826,6 +1917,10 @@ class _Walker:
             return
         head = callee.split(".", 1)[0]
         receiver = self.env.get(callee.rsplit(".", 1)[0]) if "." in callee else None
+        if name.startswith("torch.") and call.args and call.args[0].keyword is None and not call.args[0].star:
+            # ``features = F.normalize(encoder(x))``: the callee inside a torch function
+            self._record_call_result(key, call.args[0].value)
+            return
         if name.startswith(("torch.", "numpy.", "np.", "math.")) or callee in vocab.DETACHING_CALLABLES:
             return
         if callee in vocab.PASSING_BUILTINS or head in ("super",):
@@ -2526,7 +2621,8 @@ class _Walker:
         for the parameter's value when every call agrees)."""
         for index, value in bound.items():
             if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
-                self.context.observations.argument_classes.add((callee.name, index, value.cls))
+                # a module whose class the file does not show (``from_pretrained(...)``): some module
+                self.context.observations.argument_classes.add((callee.name, index, value.cls or _SOME_MODULE if value.kind is Kind.MODULE else value.cls))
         offset = 1 if _binds_self(node, callee.summary) else 0
         for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             key = dotted(arg.value)
@@ -2654,7 +2750,19 @@ class _Walker:
                           value, frozenset({"<call>"}), via, argument_returned=returned)
                 )
             elif effect.kind == "accumulate":
-                self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)
+                inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
+                if inner_sum is not None and callee is not None:
+                    # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
+                    # step method): report it there, where ``.item()`` goes.
+                    self._locate(inner_sum.node)
+                    self.function.accumulations.append(replace(
+                        inner_sum, seq=self.context.next_seq(), loop=self.loop, function=self.function, key=key, value=value, via=via
+                    ))
+                    top = self.context.def_tops.get(id(callee.node))
+                    if top is not None:
+                        self.context.facts.top_of.setdefault(id(inner_sum.node), top)
+                else:
+                    self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)
             elif effect.kind == "carry":
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:
@@ -2667,6 +2775,13 @@ class _Walker:
                 else:
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
+
+    def _callee_accumulation(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
+        """The callee's own ``+=`` behind one of its accumulate effects (not one passed up)."""
+        if callee is None or effect.where != callee.name:
+            return None
+        where = callee.effect_nodes.get(id(effect))
+        return next((event for event in callee.accumulations if event.node is where and not event.via), None)
 
     def _callee_store(self, callee: Optional[Function], effect: Effect) -> Optional[Store]:
         """The store event of ``callee`` behind one of its store effects."""
@@ -2979,9 +3094,27 @@ def _iterates_modules(node: cst.BaseExpression) -> bool:
     )
 
 
+def _framework_loss_roots(node: cst.BaseExpression, aliases: ImportAliases) -> set[str]:
+    """The names a framework backwards in a returned ``loss``, ``{"loss": loss, ...}`` or
+    ``(loss, outputs) if return_outputs else loss``."""
+    if isinstance(node, cst.IfExp):
+        return _framework_loss_roots(node.body, aliases) | _framework_loss_roots(node.orelse, aliases)
+    if isinstance(node, cst.Dict):
+        return set().union(*(
+            _backward_roots(element.value, aliases) for element in node.elements
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+            and element.key.evaluated_value == "loss"
+        ))
+    if isinstance(node, cst.Tuple) and node.elements:
+        return _backward_roots(node.elements[0].value, aliases)  # ``(loss, outputs)``: the first
+    return _backward_roots(node, aliases)
+
+
 def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
     """The names holding the backwarded value: ``loss`` in ``scaler.scale(loss.mean())`` and in
     ``out["loss"]``; not the inputs of a forward or loss call (``x`` in ``model(x).sum()``)."""
+    if isinstance(node, cst.Arg):  # ``accelerator.backward(loss)``, ``autograd.grad(loss, params)``
+        return _backward_roots(node.value, aliases)
     if isinstance(node, (cst.Name, cst.Attribute)):
         key = dotted(node)
         if key is not None:

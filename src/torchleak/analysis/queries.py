@@ -132,7 +132,22 @@ def bounded_by_outer_step(event: Held, loop: Loop) -> bool:
         if outer.has_optimizer_step and not outer.outlives_iteration(event.key):
             return True
         outer = outer.parent
-    return False
+    return _reset_by_each_call_that_steps(event)
+
+
+def _reset_by_each_call_that_steps(event: Held) -> bool:
+    """``def train_step(self): total = 0.0; for micro in ...: ...backward(); total += l`` then
+    ``optimizer.step()``: a local of a function that steps the optimizer is created anew by every
+    call, so it holds the micro-batches of one step, whoever calls the function and how often."""
+    function = event.function
+    summary = function.summary
+    if not isinstance(event, Accumulation) or function.name == "<module>" or not summary.steps_optimizer:
+        # (a list filled there keeps whatever it holds, e.g. ``create_graph`` gradients, until the call ends)
+        return False
+    root = event.key.split(".", 1)[0].split("[", 1)[0]
+    if root in ("self", "cls") or root in summary.parameters:
+        return False
+    return any(binding.key == root for binding in function.bindings)
 
 
 def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterator[tuple[Held, Loop]]:

@@ -28,6 +28,9 @@ NO_GRAD_METHODS: Final = frozenset(
 NO_GRAD_WRAPPER_NAME: Final = re.compile(r"(?:^|_)(?:no_grad|inference_mode)(?:$|_)")
 
 #: Methods a framework runs under no-grad, by the base class name that says so.
+#: Methods whose returned loss the framework that calls them backwards (Lightning's automatic
+#: optimisation, Hugging Face's ``Trainer.training_step``).
+FRAMEWORK_BACKWARDED_RETURNS: Final = frozenset({"training_step", "compute_loss"})
 FRAMEWORK_NO_GRAD_METHODS: Final = {"_forward": "Pipeline"}
 
 #: Context managers and decorators that switch autograd off for their body.
@@ -150,7 +153,7 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 #: ``torch.nn`` classes without parameters: their output is attached only if their input is.
 #: ``torch`` functions returning whatever was saved (a module, a state dict, a tensor): the
 #: file's use of the result says what it is.
-OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.export.load"})
+OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.hub.load", "torch.export.load"})
 
 #: Tensor methods that move, cast or reshape without computing: ``x = x.to(device)`` in a loop
 #: is not a state fed back into a computation.
@@ -188,6 +191,7 @@ NOT_MODULES: Final = frozenset({"Parameter", "ParameterList", "ParameterDict", "
 MODULE_FACTORIES: Final = (
     "timm.create_model", "torch.hub.load", "torchvision.models.", "torch.compile",
     "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script", "torch.jit.trace",
+    "torch.jit.load",  # always a ScriptModule
 )
 #: ``X.from_pretrained`` gives a module unless ``X`` names one of these.
 NOT_MODULE_PRETRAINED: Final = ("Tokenizer", "Processor", "Config", "FeatureExtractor", "ImageProcessor")

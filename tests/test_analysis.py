@@ -3279,3 +3279,157 @@ class TestEvidenceWithoutTellingNames:
         """)
         assert value_of(facts, "fit", "log").elements is not None
         assert any(e.attached for e in value_of(facts, "fit", "log").elements or ())
+
+
+# =========================================================================== fifth repository set
+class TestFifthRepositorySetShapes:
+    """Shapes of the two false findings and one wrong advice on the fifth set of repositories
+    (docs/evidence/repo-review.md), in my own code."""
+
+    @staticmethod
+    def findings(src: str) -> list[tuple[int, str, str]]:
+        from torchleak.engine import lint_source
+
+        return [(f.line, f.code, f.message) for f in lint_source(dedent(src))]
+
+    def test_a_list_attribute_a_sibling_method_returns_into_a_backwarded_loss_is_consumed(self):
+        src = """
+            import torch
+
+            class Agent:
+                def __init__(self, policy, optimizer):
+                    self.policy, self.optimizer = policy, optimizer
+
+                def actor_loss(self):
+                    return -torch.cat(self.log_probs).mean()
+
+                def run_episode(self, env):
+                    self.log_probs = []
+                    state, done = env.reset(), False
+                    while not done:
+                        dist = self.policy(state)
+                        action = dist.sample()
+                        self.log_probs.append(dist.log_prob(action))
+                        state, reward, done = env.step(action)
+                    loss = self.actor_loss()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+        """
+        assert self.findings(src) == []
+        leaky = src.replace("loss.backward()", "print(float(loss))")  # now nothing differentiates the list
+        assert [code for _, code, _ in self.findings(leaky)] == ["TLK102"]
+
+    def test_fast_weights_rebuilt_from_named_parameters_through_a_generator_start_afresh(self):
+        src = """
+            from collections import OrderedDict
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Inner(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 5)
+
+                def run(self, x, w=None):
+                    return self.fc(x) if w is None else F.linear(x, w["fc.weight"], w["fc.bias"])
+
+                def forward(self, x, y, steps):
+                    fast = OrderedDict((n, p) for (n, p) in self.named_parameters())
+                    for i in range(steps):
+                        if i == 0:
+                            grads = torch.autograd.grad(F.cross_entropy(self.run(x), y), self.parameters(), create_graph=True)
+                        else:
+                            grads = torch.autograd.grad(F.cross_entropy(self.run(x, fast), y), fast.values(), create_graph=True)
+                        fast = OrderedDict((n, p - 0.1 * g) for ((n, p), g) in zip(fast.items(), grads))
+                    return torch.autograd.grad(F.cross_entropy(self.run(x, fast), y), self.parameters())
+        """
+        assert self.findings(src) == []
+
+    def test_a_running_sum_of_non_scalar_tensors_in_a_loop_without_backward_is_not_told_item(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            attention = nn.Linear(4, 4)
+
+            def infer(x, steps):
+                cum = torch.zeros(4)
+                for _ in range(steps):
+                    w = attention(x)
+                    cum += w
+                    x = x + cum
+                print(x.sum().item())
+        """
+        messages = [message for _, code, message in self.findings(src) if code == "TLK101"]
+        assert messages and all(".item()" not in m and ".detach()" in m and "torch.no_grad()" in m for m in messages)
+
+
+# =========================================================================== zoo round 4 (held out)
+class TestHeldOutRoundFourShapes:
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_grad_reset_inside_a_method_counts_at_its_call(self):
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            class Trainer:
+                def __init__(self, model, opt):
+                    self.model, self.opt = model, opt
+
+                def begin(self):
+                    self.opt.zero_grad(set_to_none=True)
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.begin()
+                        ce = F.cross_entropy(self.model(x), y)
+                        ce.backward(create_graph=True)
+                        penalty = sum(p.grad.pow(2).sum() for p in self.model.parameters())
+                        penalty.backward()
+                        self.opt.step()
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("self.begin()", "pass"))] == ["TLK302"]
+
+    def test_horovod_allreduce_keeps_the_graph_of_what_it_averages(self):
+        src = """
+            import horovod.torch as hvd
+            import torch.nn.functional as F
+
+            class Metric:
+                def __init__(self):
+                    self.sum = 0.0
+
+                def update(self, val):
+                    self.sum += hvd.allreduce(val, name="m")
+
+            def train(model, loader, opt):
+                meter = Metric()
+                for x, y in loader:
+                    l = F.cross_entropy(model(x), y)
+                    l.backward()
+                    opt.step()
+                    meter.update(l)
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
+        assert self.findings(src.replace("meter.update(l)", "meter.update(l.detach())")) == []
+
+    def test_a_sum_that_outlives_a_stepping_loop_of_its_function_is_not_one_step(self):
+        src = """
+            import torch.nn.functional as F
+
+            def meta_train(learner, opt, tasks):
+                running = 0.0
+                for batch in tasks:
+                    opt.zero_grad()
+                    for x, y in batch:
+                        l = F.cross_entropy(learner(x), y)
+                        l.backward()
+                        running += l
+                    opt.step()
+                print(float(running))
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]

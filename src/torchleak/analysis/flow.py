@@ -864,6 +864,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     evidence.argument_classes |= observations.argument_classes
     backwarded_by_function: dict[int, set[str]] = {}
     loops = {id(loop.node): loop for loop in facts.loops}
+    per_batch_methods = {id(loop.node) for loop in facts.loops if loop.per_batch_method}
     for function, key, loop, root in observations.backward_keys:
         if root:
             evidence.backwarded.add((_scope_of(function, key), key, loop))
@@ -879,7 +880,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
             # ``out = net(x)`` then ``out.loss`` backwarded in the same loop: a field of a result
             # computed in every iteration (not ``args.coef`` of a configuration read once)
             reaches_backward = any(
-                (loops[loop_id].first_access.get(key) == "write" if loop_id in loops else loop_id == 0 and function.name != _MODULE_SCOPE)
+                (loops[loop_id].first_access.get(key) == "write" if loop_id in loops else loop_id == 0 and id(function.node) in per_batch_methods)
                 and any(source.startswith(key + ".") for source in function.sources_of({backwarded}, data_only=True))
                 for owner, backwarded, loop_id, _root in observations.backward_keys if owner is function
             )
@@ -1917,7 +1918,7 @@ class _Walker:
             return
         head = callee.split(".", 1)[0]
         receiver = self.env.get(callee.rsplit(".", 1)[0]) if "." in callee else None
-        if name.startswith("torch.") and call.args and call.args[0].keyword is None and not call.args[0].star:
+        if name.startswith(vocab.GRAPH_OPS_PREFIXES) and call.args and call.args[0].keyword is None and not call.args[0].star:
             # ``features = F.normalize(encoder(x))``: the callee inside a torch function
             self._record_call_result(key, call.args[0].value)
             return
@@ -2263,6 +2264,8 @@ class _Walker:
             return combine(*arguments) if arguments else UNKNOWN
         if name in vocab.OBJECT_LOADERS:
             return UNKNOWN
+        if name in vocab.GRAPH_PASSING_FUNCTIONS:
+            return combine(*arguments) if arguments else UNKNOWN
         if name.startswith("torch."):
             if name.startswith(("torch.utils.", "torch.cuda.", "torch.distributed.", "torch.backends.")):
                 return UNKNOWN
@@ -2460,7 +2463,7 @@ class _Walker:
             if owner.endswith(vocab.NOT_MODULE_PRETRAINED):
                 return DETACHED
             return Value(State.DETACHED, Kind.MODULE)
-        if node.args and _is_parameters_call(node.args[0].value) and last[:1].isupper():
+        if node.args and is_parameters_call(node.args[0].value) and last[:1].isupper():
             return Value(State.DETACHED, Kind.OPTIMIZER)  # ``AdamW(model.parameters(), lr=...)``
         if identifier[:1].isupper() and ("Optim" in identifier or identifier in ("AdamW", "Adam", "SGD", "Lion", "Adafactor")):
             return Value(State.DETACHED, Kind.OPTIMIZER)
@@ -2574,6 +2577,9 @@ class _Walker:
             given = frozenset(mentions(node))
             if callee is not None:
                 given = self._given_to_backward(node, summary, callee)
+                for key in given:  # ``self.put_gradients(total)``: what the loss ``total`` came from reaches a backward
+                    if self._lookup(key).attached:  # (not the data a helper runs its own forward on)
+                        self.context.observations.backward_keys.append((self.function, key, self._loop_id(), False))
             self.function.backwards.append(
                 BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement, summary)
             )
@@ -2587,6 +2593,9 @@ class _Walker:
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
             self._apply_effects(node, summary, bound, callee)
+        if callee is not None and callee.grad_resets:
+            # ``self.begin()`` whose body runs ``opt.zero_grad()``: a reset here, as if inlined
+            self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
         if construct:
             return UNKNOWN
         result = substitute(summary.returns, bound)
@@ -3070,9 +3079,15 @@ def _tuple_result(method: str, tensor_value: Value, with_dim: bool) -> Optional[
     return Value(tensor_value.state, Kind.CONTAINER, tensor_value.double_backward and tensor_value.attached, params=tensor_value.params)
 
 
-def _is_parameters_call(node: cst.BaseExpression) -> bool:
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
-        node = node.args[0].value  # ``list(model.parameters())``, ``chain(...)``
+def is_parameters_call(node: cst.BaseExpression) -> bool:
+    """``model.parameters()``, ``list(...)`` of it, ``OrderedDict(... for n, p in m.named_parameters())``."""
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
+            node = node.args[0].value  # ``list(model.parameters())``, ``chain(...)``
+        elif isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.DictComp)) and node.for_in.inner_for_in is None:
+            node = node.for_in.iter  # ``OrderedDict((n, p) for (n, p) in self.named_parameters())``
+        else:
+            break
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in (
         "parameters", "named_parameters"
     )

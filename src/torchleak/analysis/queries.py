@@ -9,7 +9,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
-from torchleak.analysis.flow import data_mentions, mentions
+from torchleak.analysis.flow import data_mentions, is_parameters_call, mentions
 
 Held = Union[Accumulation, Store]
 
@@ -87,13 +87,44 @@ def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
     """Whether a function of the file differentiates what ``key`` holds: REINFORCE's
     ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``."""
     attribute = key.rsplit(".", 1)[-1]
+
+    def same(source: str) -> bool:
+        return source == key or ("." in key and "." in source and source.rsplit(".", 1)[-1] == attribute)
+
+    backwarded_results = _backwarded_results_closure(facts)
     for function in facts.functions:
+        if function.name in backwarded_results and function.returns.elements is None and any(same(source) for source in function.returned_keys):
+            # (one value: of a tuple, the caller may backward one element and detach the other)
+            return True  # ``def actor_loss(self): return -torch.cat(self.log_probs).mean()``, backwarded by its caller
         if not function.backwards:
             continue
-        for source in function.sources_of(function.backward_mentions):
-            if source == key or ("." in key and "." in source and source.rsplit(".", 1)[-1] == attribute):
-                return True
+        if any(same(source) for source in function.sources_of(function.backward_mentions)):
+            return True
     return False
+
+
+def _backwarded_results_closure(facts: FileFacts) -> set[str]:
+    """Functions whose result a backward differentiates, directly or through the result of
+    another function that returns it (``total = self.actor_loss() + critic``, returned and
+    backwarded by the caller)."""
+    if facts.evidence is None:
+        return set()
+    found = set(facts.evidence.backwarded_results)
+    observations = facts.observations
+    if observations is None:
+        return found
+    returning = [
+        (function.name, callee_name) for function, key, _callee, resolved, callee_name in observations.call_results
+        if resolved and key in function.returned_keys
+    ]
+    grown = True
+    while grown:
+        grown = False
+        for caller, callee in returning:
+            if caller in found and callee not in found:
+                found.add(callee)
+                grown = True
+    return found
 
 
 def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
@@ -132,6 +163,8 @@ def bounded_by_outer_step(event: Held, loop: Loop) -> bool:
         if outer.has_optimizer_step and not outer.outlives_iteration(event.key):
             return True
         outer = outer.parent
+    if any(enclosing.has_optimizer_step for enclosing in loop.enclosing()):
+        return False  # a loop of this function steps, and the sum outlives its iterations
     return _reset_by_each_call_that_steps(event)
 
 
@@ -391,9 +424,26 @@ def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebin
     if not fresh_before:
         return False
     inside = [call for call in function.backwards if loop.contains(call.seq)]
-    if not inside or not all(call.kind == "grad" and key in _grad_inputs(call) for call in inside):
+    # (a grad with respect to the parameters is the first step, taken apart while the state still
+    # is the parameters, only beside grads with respect to the state)
+    if not inside or not all(call.kind == "grad" and (key in _grad_inputs(call) or _grad_wrt_parameters(call)) for call in inside) or not any(
+        key in _grad_inputs(call) for call in inside
+    ):
         return False  # a backward through the chain (or one in a helper the loop calls)
     return backwarded_after(function, key, loop)
+
+
+def _grad_wrt_parameters(call: BackwardCall) -> bool:
+    """``torch.autograd.grad(loss, self.parameters(), create_graph=True)``: the first inner step,
+    taken while the fast weights still are the parameters."""
+    node = call.node
+    if not isinstance(node, cst.Call):
+        return False
+    positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+    inputs = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "inputs"), None)
+    if inputs is None and len(positional) > 1:
+        inputs = positional[1]
+    return inputs is not None and is_parameters_call(inputs.value)
 
 
 def _grad_inputs(call: BackwardCall) -> set[str]:

@@ -153,6 +153,17 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 #: ``torch.nn`` classes without parameters: their output is attached only if their input is.
 #: ``torch`` functions returning whatever was saved (a module, a state dict, a tensor): the
 #: file's use of the result says what it is.
+#: Functions outside ``torch`` that are differentiable: their result keeps the input's graph
+#: (Horovod's collectives average a loss across workers for logging or for the backward).
+GRAPH_PASSING_FUNCTIONS: Final = frozenset(
+    {"horovod.torch.allreduce", "horovod.torch.allgather", "horovod.torch.broadcast", "horovod.torch.alltoall"}
+)
+#: Torch functions computing on a forward's output (``F.normalize(encoder(x))``), not building a
+#: tensor from data (``torch.tensor(env.reset())``): their argument's callee made the graph.
+GRAPH_OPS_PREFIXES: Final = (
+    "torch.nn.functional.", "torch.sigmoid", "torch.tanh", "torch.softmax", "torch.log_softmax", "torch.flatten",
+    "torch.squeeze", "torch.relu", "torch.exp", "torch.log",
+)
 OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.hub.load", "torch.export.load"})
 
 #: Tensor methods that move, cast or reshape without computing: ``x = x.to(device)`` in a loop

@@ -339,6 +339,10 @@ class AccumulatedLoss(Rule):
             if isinstance(event, Accumulation):
                 value = item_fix(facts, event.value_node)
                 advice = _advice(value, facts.values.get(id(event.value_node)), event.via)
+                if not loop.has_backward and not loop.per_batch_method and not evidence(facts, event.function).one_element(event.value_node):
+                    # a running sum of non-scalar tensors in a loop that never backwards (a
+                    # decoder's inference loop): ``.item()`` would raise there
+                    advice = f"accumulate {value}.detach(), or run the loop under torch.no_grad() if nothing backwards it"
                 yield Report(
                     event.node,
                     {

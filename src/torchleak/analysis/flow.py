@@ -292,12 +292,14 @@ _GENERIC_MEMBERS: Final = (
 )
 
 
-def _attributes_read(definition: cst.FunctionDef, key: str) -> set[str]:
-    """The attributes a function reads on its parameter ``key`` (``model.layers``, ``model.sample()``)."""
-    return {
-        current.attr.value for current in _subtree(definition.body)
-        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value == key
-    }
+def _attributes_read(definition: cst.FunctionDef) -> dict[str, set[str]]:
+    """The attributes a function reads on each plain name (``model.layers``, ``model.sample()``,
+    ``self.hidden``), in one walk of its body."""
+    found: dict[str, set[str]] = {}
+    for current in _subtree(definition.body):
+        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name):
+            found.setdefault(current.value.value, set()).add(current.attr.value)
+    return found
 
 
 def _annotated_class(param: cst.Param) -> str:
@@ -651,6 +653,7 @@ class _FileContext:
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
     _members: dict[str, frozenset[str]] = field(default_factory=dict)
+    _names_called: dict[int, frozenset[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: What the file's imports of its project's other modules bind (``analysis/project.py``).
@@ -672,10 +675,18 @@ class _FileContext:
             for info in self.class_chain(name):
                 names.update(info.methods)
                 for method in info.methods.values():
-                    for current in _subtree(method.body):
-                        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value == "self":
-                            names.add(current.attr.value)
+                    names.update(_attributes_read(method).get("self", ()))
             found = self._members[name] = frozenset(names)
+        return found
+
+    def names_called(self, definition: cst.FunctionDef) -> frozenset[str]:
+        """The plain names a function calls (``model(x)`` calls ``model``), once per definition."""
+        found = self._names_called.get(id(definition))
+        if found is None:
+            found = self._names_called[id(definition)] = frozenset(
+                current.func.value for current in _subtree(definition.body)
+                if isinstance(current, cst.Call) and isinstance(current.func, cst.Name)
+            )
         return found
 
     def class_by_members(self, read: set[str]) -> Optional[str]:
@@ -684,7 +695,7 @@ class _FileContext:
         ``model.hidden_size`` takes the file's ``CharRNN``). Names any module or tensor has say
         nothing; at least one name must be the class's own."""
         specific = read - _GENERIC_MEMBERS - _TENSOR_METHODS
-        if not specific:
+        if not specific or not self.classes:
             return None
         candidates = [name for name in self.classes if specific <= self.members(name)]
         return candidates[0] if len(candidates) == 1 else None
@@ -865,24 +876,33 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     backwarded_by_function: dict[int, set[str]] = {}
     loops = {id(loop.node): loop for loop in facts.loops}
     per_batch_methods = {id(loop.node) for loop in facts.loops if loop.per_batch_method}
+    sources_by_loop: dict[int, dict[int, set[str]]] = {}
+    reaching_by_function: dict[int, set[str]] = {}
+
+    def reaching(function: Function) -> set[str]:
+        """Every name whose value flows into what ``function`` backwards (once per function)."""
+        found = reaching_by_function.get(id(function))
+        if found is None:
+            found = reaching_by_function[id(function)] = function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True)
+        return found
+
     for function, key, loop, root in observations.backward_keys:
         if root:
             evidence.backwarded.add((_scope_of(function, key), key, loop))
         backwarded_by_function.setdefault(id(function), set()).add(key)
     for function in facts.functions:
-        keys = backwarded_by_function.get(id(function))
-        if keys:
-            evidence.feeds_backward |= {(_scope_of(function, key), key) for key in function.sources_of(keys, data_only=True)}
+        if id(function) in backwarded_by_function:
+            evidence.feeds_backward |= {(_scope_of(function, key), key) for key in reaching(function)}
     for function, key, callee, resolved, callee_name in observations.call_results:
         evidence.called.add(callee_name)
-        reaches_backward = key in function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True)
+        reaches_backward = key in reaching(function)
         if not reaches_backward:
             # ``out = net(x)`` then ``out.loss`` backwarded in the same loop: a field of a result
             # computed in every iteration (not ``args.coef`` of a configuration read once)
             reaches_backward = any(
                 (loops[loop_id].first_access.get(key) == "write" if loop_id in loops else loop_id == 0 and id(function.node) in per_batch_methods)
-                and any(source.startswith(key + ".") for source in function.sources_of({backwarded}, data_only=True))
-                for owner, backwarded, loop_id, _root in observations.backward_keys if owner is function
+                and any(source.startswith(key + ".") for source in sources)
+                for loop_id, sources in _sources_by_loop(function, observations.backward_keys, sources_by_loop).items()
             )
         if reaches_backward:
             if resolved:
@@ -894,9 +914,24 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         ):
             evidence.numeric_results.add(callee_name)
     for function, key, argument in observations.called_arguments:
-        if key in function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True):
+        if key in reaching(function):
             evidence.modules.add((_scope_of(function, argument), argument))
     return evidence
+
+
+def _sources_by_loop(
+    function: Function, backward_keys: list[tuple[Function, str, int, bool]], cache: dict[int, dict[int, set[str]]]
+) -> dict[int, set[str]]:
+    """For each loop (by id; 0 outside loops) where ``function`` backwards something, every name
+    that flows into what it backwards there; computed once per function."""
+    found = cache.get(id(function))
+    if found is None:
+        keys: dict[int, set[str]] = {}
+        for owner, key, loop_id, _root in backward_keys:
+            if owner is function:
+                keys.setdefault(loop_id, set()).add(key)
+        found = cache[id(function)] = {loop_id: function.sources_of(names, data_only=True) for loop_id, names in keys.items()}
+    return found
 
 
 def _scope_of(function: Function, key: str) -> str:
@@ -1847,6 +1882,17 @@ class _Walker:
         qualified = f"{cls}.{name}" if cls else name
         walker = _Walker(self.context, node, qualified, no_grad=no_grad, per_batch=per_batch, cls=cls)
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        # what each parameter's attributes say of its class (one walk of the body, only if asked)
+        reads: Optional[dict[str, set[str]]] = None
+
+        def class_by_reads(key: str) -> Optional[str]:
+            nonlocal reads
+            if not self.context.classes:
+                return None
+            if reads is None:
+                reads = _attributes_read(node)
+            return self.context.class_by_members(reads.get(key, set()))
+
         for index, param in enumerate(params):
             key = param.name.value
             walker.parameters.append(key)
@@ -1857,7 +1903,7 @@ class _Walker:
                 self._instance_of(cls) if index == 0 and cls is not None and key == "self"
                 else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
                 or self._instance_of(_default_class(param))
-                or self._instance_of(self.context.class_by_members(_attributes_read(node, key)))
+                or self._instance_of(class_by_reads(key))
             )
             if instance is not None:
                 walker.env[key] = instance
@@ -1883,10 +1929,7 @@ class _Walker:
         params = [param.name.value for param in (*definition.params.posonly_params, *definition.params.params)]
         if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
             params = params[1:]
-        called = {
-            current.func.value for current in _subtree(definition.body)
-            if isinstance(current, cst.Call) and isinstance(current.func, cst.Name)
-        }
+        called = self.context.names_called(definition)
         for position, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
             argument = dotted(arg.value)
             if argument is not None and position < len(params) and params[position] in called:

@@ -436,26 +436,26 @@ def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebin
 def _grad_wrt_parameters(call: BackwardCall) -> bool:
     """``torch.autograd.grad(loss, self.parameters(), create_graph=True)``: the first inner step,
     taken while the fast weights still are the parameters."""
-    node = call.node
-    if not isinstance(node, cst.Call):
-        return False
-    positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
-    inputs = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "inputs"), None)
-    if inputs is None and len(positional) > 1:
-        inputs = positional[1]
-    return inputs is not None and is_parameters_call(inputs.value)
+    inputs = _grad_inputs_node(call)
+    return inputs is not None and is_parameters_call(inputs)
 
 
 def _grad_inputs(call: BackwardCall) -> set[str]:
     """The names ``torch.autograd.grad(outputs, inputs)`` differentiates with respect to."""
+    inputs = _grad_inputs_node(call)
+    return mentions(inputs) if inputs is not None else set()
+
+
+def _grad_inputs_node(call: BackwardCall) -> Optional[cst.BaseExpression]:
+    """The ``inputs`` argument of ``torch.autograd.grad(outputs, inputs)``."""
     node = call.node
     if not isinstance(node, cst.Call):
-        return set()
+        return None
     positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
     inputs = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "inputs"), None)
     if inputs is None and len(positional) > 1:
         inputs = positional[1]
-    return mentions(inputs.value) if inputs is not None else set()
+    return inputs.value if inputs is not None else None
 
 
 def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:

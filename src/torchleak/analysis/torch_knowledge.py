@@ -28,10 +28,10 @@ NO_GRAD_METHODS: Final = frozenset(
 NO_GRAD_WRAPPER_NAME: Final = re.compile(r"(?:^|_)(?:no_grad|inference_mode)(?:$|_)")
 
 #: Methods a framework runs under no-grad, by the base class name that says so.
+FRAMEWORK_NO_GRAD_METHODS: Final = {"_forward": "Pipeline"}
 #: Methods whose returned loss the framework that calls them backwards (Lightning's automatic
 #: optimisation, Hugging Face's ``Trainer.training_step``).
 FRAMEWORK_BACKWARDED_RETURNS: Final = frozenset({"training_step", "compute_loss"})
-FRAMEWORK_NO_GRAD_METHODS: Final = {"_forward": "Pipeline"}
 
 #: Context managers and decorators that switch autograd off for their body.
 NO_GRAD_CALLABLES: Final = frozenset(
@@ -153,6 +153,7 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 #: ``torch.nn`` classes without parameters: their output is attached only if their input is.
 #: ``torch`` functions returning whatever was saved (a module, a state dict, a tensor): the
 #: file's use of the result says what it is.
+OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.hub.load", "torch.export.load"})
 #: Functions outside ``torch`` that are differentiable: their result keeps the input's graph
 #: (Horovod's collectives average a loss across workers for logging or for the backward).
 GRAPH_PASSING_FUNCTIONS: Final = frozenset(
@@ -164,7 +165,6 @@ GRAPH_OPS_PREFIXES: Final = (
     "torch.nn.functional.", "torch.sigmoid", "torch.tanh", "torch.softmax", "torch.log_softmax", "torch.flatten",
     "torch.squeeze", "torch.relu", "torch.exp", "torch.log",
 )
-OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.hub.load", "torch.export.load"})
 
 #: Tensor methods that move, cast or reshape without computing: ``x = x.to(device)`` in a loop
 #: is not a state fed back into a computation.

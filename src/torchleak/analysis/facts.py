@@ -228,8 +228,9 @@ class Function:
                     stack.append(target)
         return seen
 
-    def sources_of(self, keys: frozenset[str] | set[str], *, data_only: bool = False) -> set[str]:
-        """Every name that flows, directly or not, into one of ``keys``."""
+    def sources_of(self, keys: frozenset[str] | set[str], *, data_only: bool = False, stop: Container[str] = ()) -> set[str]:
+        """Every name that flows, directly or not, into one of ``keys`` (not through a name of
+        ``stop``: what flowed into a value without graph carries none of its graph on)."""
         reverse: dict[str, set[str]] = {}
         for source, targets in (self.data_flows_to if data_only else self.flows_to).items():
             for target in targets:
@@ -237,7 +238,10 @@ class Function:
         seen = set(keys)
         stack = list(keys)
         while stack:
-            for source in reverse.get(stack.pop(), ()):
+            current = stack.pop()
+            if current in stop:
+                continue
+            for source in reverse.get(current, ()):
                 if source not in seen:
                     seen.add(source)
                     stack.append(source)

@@ -193,6 +193,8 @@ def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
 
 #: In ``Evidence.argument_classes``: a module whose class the file does not show.
 _SOME_MODULE = "<module>"
+#: In ``Evidence.argument_classes``: a loss function (``nn.MSELoss()``, ``F.cross_entropy``).
+_SOME_LOSS = "<loss function>"
 
 
 def _with_grad_enabled(module: Value, enabled: bool) -> Value:
@@ -259,12 +261,20 @@ def _module_output(value: Value) -> Value:
     return value
 
 
+def _star_positions(names: Sequence[str]) -> tuple[Optional[int], Optional[int]]:
+    """Where a summary's ``*args`` and ``**kwargs`` are among its parameters (None: absent)."""
+    star = next((index for index, name in enumerate(names) if name.startswith("*") and not name.startswith("**")), None)
+    keywords = next((index for index, name in enumerate(names) if name.startswith("**")), None)
+    return star, keywords
+
+
 def _binds_self(node: cst.Call, summary: Summary) -> bool:
     """The call passes ``self`` implicitly: ``obj.method(x)``, or ``obj(x)`` for ``forward``/``__call__``."""
     names = summary.parameters
     if not names or names[0] not in ("self", "cls"):
         return False
-    return isinstance(node.func, cst.Attribute) or summary.name.rsplit(".", 1)[-1] in ("forward", "__call__")
+    # ``Worker(env, net)`` runs ``__init__`` with the new object as ``self``
+    return isinstance(node.func, cst.Attribute) or summary.name.rsplit(".", 1)[-1] in ("forward", "__call__", "__init__")
 
 
 def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -465,7 +475,7 @@ def data_mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
-def _own_returns(definition: cst.FunctionDef) -> Iterator[cst.Return]:
+def own_returns(definition: cst.FunctionDef) -> Iterator[cst.Return]:
     """The ``return`` statements of a function, not of the functions and classes nested in it."""
     stack: list[cst.CSTNode] = [definition.body]
     while stack:
@@ -893,8 +903,13 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     for function in facts.functions:
         if id(function) in backwarded_by_function:
             evidence.feeds_backward |= {(_scope_of(function, key), key) for key in reaching(function)}
+    for function, key, argument in observations.called_arguments:
+        if key in reaching(function):
+            evidence.modules.add((_scope_of(function, argument), argument))
     for function, key, callee, resolved, callee_name in observations.call_results:
         evidence.called.add(callee_name)
+        if (_scope_of(function, key), key) in evidence.modules or (function.name, key) in evidence.modules:
+            continue  # ``self.net = make_dp(self.net)`` then ``loss_fn(self.net, x)``: it built a module, ran no forward
         reaches_backward = key in reaching(function)
         if not reaches_backward:
             # ``out = net(x)`` then ``out.loss`` backwarded in the same loop: a field of a result
@@ -913,9 +928,6 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
             (id(function), derived) in observations.number_reads for derived in function.derived_from({key})
         ):
             evidence.numeric_results.add(callee_name)
-    for function, key, argument in observations.called_arguments:
-        if key in reaching(function):
-            evidence.modules.add((_scope_of(function, argument), argument))
     return evidence
 
 
@@ -1288,7 +1300,7 @@ class _Walker:
         state_update = False
         if value.attached and key in sources:
             state_update = self._self_referential_update(target, key, value_node, statement)
-        elif value.params and key in sources and not self._in_batch_loop() and key not in self.parameters:
+        elif value.params and key in sources and not self._in_batch_loop() and not {key, f"*{key}", f"**{key}"} & set(self.parameters):
             # (rebinding a parameter's own name, ``pos_embed = torch.cat([prefix, pos_embed])``,
             # changes nothing the caller holds)
             outside = self._outside_target(key)
@@ -1835,6 +1847,8 @@ class _Walker:
             return None
         if name in (_SOME_MODULE, "torch.nn.Module"):
             return Value(State.DETACHED, Kind.MODULE)
+        if name == _SOME_LOSS:
+            return Value(State.DETACHED, Kind.LOSS_FUNCTION)
         info = self.context.classes.get(name)
         if info is not None:
             return Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=name)
@@ -1881,7 +1895,14 @@ class _Walker:
         self.context.top = self.context.def_tops.get(id(node), outer_top)
         qualified = f"{cls}.{name}" if cls else name
         walker = _Walker(self.context, node, qualified, no_grad=no_grad, per_batch=per_batch, cls=cls)
-        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        # In the order of a signature: ``*args`` and ``**kwargs`` are parameters too (``parameters``
+        # names them with their stars), so that ``tracker.add(mel=l1, kl=l2)`` summing every
+        # keyword argument into ``self.totals`` is an effect on what the call passes.
+        star_arg = node.params.star_arg if isinstance(node.params.star_arg, cst.Param) else None
+        params = [
+            *node.params.posonly_params, *node.params.params, *([star_arg] if star_arg else []),
+            *node.params.kwonly_params, *([node.params.star_kwarg] if node.params.star_kwarg else []),
+        ]
         # what each parameter's attributes say of its class (one walk of the body, only if asked)
         reads: Optional[dict[str, set[str]]] = None
 
@@ -1895,8 +1916,12 @@ class _Walker:
 
         for index, param in enumerate(params):
             key = param.name.value
-            walker.parameters.append(key)
             walker.local_names.add(key)
+            if param is star_arg or param is node.params.star_kwarg:
+                walker.parameters.append(("*" if param is star_arg else "**") + key)
+                walker.env[key] = parameter(index)
+                continue
+            walker.parameters.append(key)
             # ``self``; ``memory_bank: MemoryBankNCE`` (a class of the file or the project); or
             # ``train(model, ...)`` where every call passes a ``Net``
             instance = (
@@ -1913,10 +1938,6 @@ class _Walker:
                 walker.env[key] = Value(State.ATTACHED, params=frozenset({index}))
             else:
                 walker.env[key] = parameter(index)
-        for star in (node.params.star_arg, node.params.star_kwarg):
-            if isinstance(star, cst.Param):
-                walker.local_names.add(star.name.value)
-                walker.env[star.name.value] = UNKNOWN
         function = walker.run(_body(node.body))
         self.context.top = outer_top
         self.context.in_progress.discard(id(node))
@@ -1927,8 +1948,8 @@ class _Walker:
         """``loss, log = criterion(net, batch)`` where ``criterion`` calls its first parameter:
         if ``loss`` reaches a backward, ``net`` computed its graph (a module, whatever its name)."""
         params = [param.name.value for param in (*definition.params.posonly_params, *definition.params.params)]
-        if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
-            params = params[1:]
+        if params and params[0] in ("self", "cls") and (isinstance(call.func, cst.Attribute) or definition.name.value in ("__call__", "forward")):
+            params = params[1:]  # bound: ``obj.method(net, x)``, or ``loss_fn(net, x)`` running ``__call__``
         called = self.context.names_called(definition)
         for position, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
             argument = dotted(arg.value)
@@ -2133,14 +2154,18 @@ class _Walker:
             if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None:
                 attribute = self._class_attribute(base.cls, node.attr.value)
                 if attribute is not None:
-                    return attribute
+                    return self._evident_module_or(key, attribute)
             if key.startswith("self.") or self._is_evident_module(key):
-                looked = self._lookup(key)
+                looked = self._evident_module_or(key, self._lookup(key))
                 if looked is not UNKNOWN:
                     return looked
         if base.kind is Kind.TUPLE and base.elements is not None and len(base.elements) == 2 and node.attr.value in _VALUES_INDICES_FIELDS:
             # ``top = logits.topk(k)``: ``top.indices`` holds integer positions, no graph
             return base.element(_VALUES_INDICES_FIELDS[node.attr.value])
+        if node.attr.value == "grad" and any(call.create_graph is not None and call.kind == "backward" for call in self.function.backwards):
+            # after ``loss.backward(create_graph=True)`` every ``.grad`` holds a graph (of the
+            # gradient computation, and through it of the loss)
+            return Value(State.ATTACHED, Kind.TENSOR, double_backward=True)
         if node.attr.value in vocab.DETACHING_ATTRIBUTES:
             return NUMBER if node.attr.value in ("shape", "ndim", "dtype", "device", "requires_grad", "is_leaf") else DETACHED_TENSOR
         if base.kind is Kind.MODULE:
@@ -2150,6 +2175,13 @@ class _Walker:
         if base.attached:
             return base.part()
         return Value(State.UNKNOWN, params=base.params) if base.params else UNKNOWN
+
+    def _evident_module_or(self, key: str, value: Value) -> Value:
+        """``value``, or a module when nothing is known of it but the evidence says it is one
+        (``self.net = backbone`` in ``__init__``, then ``self.net.parameters()``)."""
+        if value.kind is Kind.UNKNOWN and value.state is State.UNKNOWN and self._is_evident_module(key):
+            return Value(State.DETACHED, Kind.MODULE)
+        return value
 
     def _comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]) -> Value:
         self.in_comprehension += 1
@@ -2331,6 +2363,10 @@ class _Walker:
                 return receiver
             if method in vocab.MODULE_PLAIN_METHODS:
                 return DETACHED
+            if not node.args and receiver.cls is None and method not in vocab.FORWARD_METHODS:
+                # ``self.net.get_grads()`` of a module the file does not show: no input to run a
+                # forward on; it reads its own parameters, buffers or gradients (unknown which)
+                return UNKNOWN
             return self._forward(receiver, arguments)
         if receiver.keys is not None and method in _DICT_READS:
             return _dict_read(receiver, method or "", node)
@@ -2342,6 +2378,8 @@ class _Walker:
             if method in vocab.IN_PLACE_UPDATES:
                 return receiver
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
+        if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
+            return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was
         if receiver.params and method is not None:
             return Value(State.UNKNOWN, params=receiver.params)  # a parameter's method: depends on the argument
         callee = self._lookup(key) if key is not None else UNKNOWN
@@ -2499,10 +2537,14 @@ class _Walker:
                 inner = positional[0]  # the wrapped module, frozen or not
                 return inner if inner.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) else Value(State.DETACHED, Kind.MODULE)
             return Value(State.DETACHED, Kind.MODULE)
+        if name in vocab.INFERENCE_PIPELINES:
+            return Value(State.DETACHED, Kind.INSTANCE)  # ``generator = pipeline("text-generation")``
         if identifier in ("DistributedDataParallel", "DataParallel", "DDP", "FSDP", "FullyShardedDataParallel"):
             return Value(State.DETACHED, Kind.MODULE)
         if identifier == "from_pretrained" and isinstance(node.func, cst.Attribute):
             owner = last_identifier(node.func.value) or ""
+            if owner.endswith(vocab.INFERENCE_PIPELINES):
+                return Value(State.DETACHED, Kind.INSTANCE)  # not a module, whatever it is called
             if owner.endswith(vocab.NOT_MODULE_PRETRAINED):
                 return DETACHED
             return Value(State.DETACHED, Kind.MODULE)
@@ -2620,8 +2662,12 @@ class _Walker:
             given = frozenset(mentions(node))
             if callee is not None:
                 given = self._given_to_backward(node, summary, callee)
+                bound_here = {binding.key for binding in self.function.bindings}
                 for key in given:  # ``self.put_gradients(total)``: what the loss ``total`` came from reaches a backward
-                    if self._lookup(key).attached:  # (not the data a helper runs its own forward on)
+                    looked = self._lookup(key)
+                    # (not the data a helper runs its own forward on; a value the function computed
+                    # that the analysis cannot classify is a graph when a helper backwards it)
+                    if looked.attached or (key in bound_here and looked.state is State.UNKNOWN and self._given_as_backwarded(node, summary, callee, key)):
                         self.context.observations.backward_keys.append((self.function, key, self._loop_id(), False))
             self.function.backwards.append(
                 BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement, summary)
@@ -2647,6 +2693,21 @@ class _Walker:
         if summary.module and summary.runs_forward and result.attached:
             self.context.imported_forwards[id(node)] = summary
         return result
+
+    def _given_as_backwarded(self, node: cst.Call, summary: Summary, callee: Function, key: str) -> bool:
+        """``key`` is the argument a helper passes to its own backward (``put_gradients(total)``
+        running ``total.backward()``), not another argument of the call."""
+        differentiated = set().union(*(call.output_mentions for call in callee.backwards if call.kind != "call"))
+        offset = 1 if _binds_self(node, summary) else 0
+        names = list(summary.parameters)
+        positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+        for position, arg in enumerate(positional):
+            index = position + offset
+            if dotted(arg.value) == key and index < len(names) and names[index] in differentiated:
+                return True
+        return any(
+            arg.keyword is not None and arg.keyword.value in differentiated and dotted(arg.value) == key for arg in node.args
+        )
 
     def _given_to_backward(self, node: cst.Call, summary: Summary, callee: Function) -> frozenset[str]:
         """What a call of a helper that backwards hands to that backward: the names its
@@ -2675,6 +2736,10 @@ class _Walker:
             if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
                 # a module whose class the file does not show (``from_pretrained(...)``): some module
                 self.context.observations.argument_classes.add((callee.name, index, value.cls or _SOME_MODULE if value.kind is Kind.MODULE else value.cls))
+            elif value.kind is Kind.LOSS_FUNCTION and index < len(callee.summary.parameters):
+                # ``self.vali(loader, criterion)`` with ``criterion = nn.MSELoss()``: what the callee
+                # computes with it is attached only when what it is given is
+                self.context.observations.argument_classes.add((callee.name, index, _SOME_LOSS))
         offset = 1 if _binds_self(node, callee.summary) else 0
         for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             key = dotted(arg.value)
@@ -2690,16 +2755,31 @@ class _Walker:
         if _binds_self(node, summary):
             bound[0] = receiver
             offset = 1
+        star_index, keywords_index = _star_positions(names)
+        extra_positional: list[Value] = []
+        extra_keywords: dict[str, Value] = {}
         position = offset
         for arg, value in zip(node.args, arguments):
-            if arg.star:
+            if arg.star == "*" and star_index is not None:
+                extra_positional.append(value.part())  # ``f(*xs)``: some of xs's elements
+            elif arg.star == "**" and keywords_index is not None:
+                extra_keywords[f"**{len(extra_keywords)}"] = value.part()
+            elif arg.star:
                 continue
-            if arg.keyword is not None:
+            elif arg.keyword is not None:
                 if arg.keyword.value in names:
                     bound[names.index(arg.keyword.value)] = value
-                continue
-            bound[position] = value
-            position += 1
+                elif keywords_index is not None:
+                    extra_keywords[arg.keyword.value] = value
+            elif star_index is not None and position >= star_index:
+                extra_positional.append(value)
+            else:
+                bound[position] = value
+                position += 1
+        if star_index is not None:
+            bound[star_index] = tuple_of(extra_positional) if extra_positional else Value(State.DETACHED, Kind.TUPLE, elements=())
+        if keywords_index is not None:
+            bound[keywords_index] = keyed(extra_keywords) if extra_keywords else Value(State.DETACHED, Kind.CONTAINER)
         return bound
 
     def _target_at_call(self, node: cst.Call, target: str, summary: Summary) -> Optional[str]:
@@ -2719,6 +2799,8 @@ class _Walker:
             offset = 1 if _binds_self(node, summary) else 0
             argument_nodes = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
             name = names[index] if index < len(names) else ""
+            if name.startswith("*"):
+                return None  # ``*args`` is the call's own tuple: nothing the caller holds
             keyword_nodes = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
             argument = keyword_nodes.get(name)
             if argument is None and 0 <= index - offset < len(argument_nodes):
@@ -2740,7 +2822,7 @@ class _Walker:
         definition = self._resolve(call.func)
         if definition is None:
             return None
-        returned = {dotted(node.value) if node.value is not None else None for node in _own_returns(definition)}
+        returned = {dotted(node.value) if node.value is not None else None for node in own_returns(definition)}
         if len(returned) != 1:
             return None
         key = returned.pop()
@@ -2858,9 +2940,14 @@ class _Walker:
         offset = 1 if _binds_self(node, summary) else 0
         positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
         keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+        star_index, keywords_index = _star_positions(names)
         for index in sorted(value.params):
             if not bound.get(index, UNKNOWN).attached:
                 continue
+            if index == keywords_index:  # the first keyword argument the signature does not name
+                return next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value not in names), None)
+            if index == star_index:
+                return positional[index - offset] if 0 <= index - offset < len(positional) else None
             name = names[index] if index < len(names) else ""
             if name in keywords:
                 return keywords[name]
@@ -2956,7 +3043,9 @@ class _Walker:
                 self.env[owner] = _with_grad_enabled(known, not any(_is_false(arg) for arg in node.args))
         if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE):
             if not (method == "eval" and node.args):
-                self.context.observations.module_uses.add(next(self._evidence_keys(receiver_key)))
+                # ``self.net.parameters()`` in ``__init__``: a module in every method of the class
+                scope = _scope_of(self.function, receiver_key) if receiver_key.startswith("self.") else self.scope
+                self.context.observations.module_uses.add((scope, receiver_key))
         if method in vocab.BACKWARD_METHODS or name in vocab.AUTOGRAD_GRAD or name in vocab.AUTOGRAD_BACKWARD:
             self._backward(node, name, method)
         elif method == "step" and isinstance(func, cst.Attribute):
@@ -2998,6 +3087,17 @@ class _Walker:
                 if value.attached:
                     self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
                 self.env[key] = _grown(self._lookup(key), method, value)
+        elif method == "update" and isinstance(func, cst.Attribute) and receiver.kind is Kind.CONTAINER and receiver.cls is None:
+            # ``scalars.update({f"g/{i}": v for i, v in enumerate(terms)})`` on a dict: its entries
+            # now hold what the mapping (or the keywords) held
+            key = target_key(func.value)
+            given = combine(*arguments) if arguments else DETACHED
+            if key is not None and (given.attached or given.params):
+                for arg in node.args:
+                    self._flow(mentions(arg.value), key)
+                self._store(node, func.value, key, method, node.args[0].value, given, frozenset({"<append>"}))
+                held = self._lookup(key)
+                self.env[key] = replace(held, state=State.ATTACHED if given.attached else held.state, elements=None, keys=None, open_tail=False)
         elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None:
             receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES)
             assert receiver_key is not None

@@ -476,7 +476,7 @@ class ProjectIndex:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
             externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
             externals.path = relative
-            externals.importer_facts = lambda: self._importer_facts(relative)
+            externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
@@ -766,6 +766,9 @@ class ProjectIndex:
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, SyntaxError, RecursionError, ValueError, MemoryError):
             return None
         externals = _LazyExternals(_LazyNames(self, outline.used), _ClassRegistry(self))
+        # its own importers, for a helper's caller that is itself called per batch one module up
+        externals.path = module
+        externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
         except Exception:  # a bug analysing a helper must not cost the linted file its analysis

@@ -9,7 +9,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
-from torchleak.analysis.flow import data_mentions, is_parameters_call, mentions
+from torchleak.analysis.flow import own_returns, data_mentions, is_parameters_call, mentions
 
 Held = Union[Accumulation, Store]
 
@@ -93,7 +93,7 @@ def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
 
     backwarded_results = _backwarded_results_closure(facts)
     for function in facts.functions:
-        if function.name in backwarded_results and function.returns.elements is None and any(same(source) for source in function.returned_keys):
+        if function.name in backwarded_results and _one_graph_returned(function) and any(same(source) for source in function.returned_keys):
             # (one value: of a tuple, the caller may backward one element and detach the other)
             return True  # ``def actor_loss(self): return -torch.cat(self.log_probs).mean()``, backwarded by its caller
         if not function.backwards:
@@ -101,6 +101,13 @@ def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
         if any(same(source) for source in function.sources_of(function.backward_mentions)):
             return True
     return False
+
+
+def _one_graph_returned(function: Function) -> bool:
+    """The function returns one value that may hold a graph: one value, or a tuple with one
+    such element (``return critic_loss, advantages.detach()``)."""
+    elements = function.returns.elements
+    return elements is None or sum(not element.detached for element in elements) <= 1
 
 
 def _backwarded_results_closure(facts: FileFacts) -> set[str]:
@@ -505,15 +512,27 @@ def per_batch_calls(facts: FileFacts, function: Function) -> list[CallSite]:
     # Called from another module of the project (``discriminator_step`` of losses.py in
     # train.py's loop): that module's loops decide, as this file's would.
     for importer in externals.importer_facts():
-        sites.extend(_per_batch_sites(importer, f"{externals.path}:{function.summary.key}"))
+        sites.extend(_per_batch_sites(importer, f"{externals.path}:{function.summary.key}", importers_too=True))
     return sites
 
 
-def _per_batch_sites(facts: FileFacts, callee: str) -> list[CallSite]:
+def _per_batch_sites(facts: FileFacts, callee: str, *, importers_too: bool = False) -> list[CallSite]:
     by_callee: dict[str, list[CallSite]] = {}
     for site in facts.call_sites:
         by_callee.setdefault(site.callee, []).append(site)
-    return [site for site in by_callee.get(callee, []) if _runs_per_batch(site, by_callee, set())]
+    sites = by_callee.get(callee, [])
+    found = [site for site in sites if _runs_per_batch(site, by_callee, set())]
+    externals = facts.externals
+    if found or not importers_too or externals is None or not externals.path:
+        return found
+    # The caller is itself called per batch from a third module (``optimize`` of utils.py in
+    # sac.py's ``update_parameters``, called in main.py's loop): one module further, no more.
+    importers = externals.importer_facts()
+    return [
+        site for site in sites
+        if site.function.summary.key != "<module>"
+        and any(_per_batch_sites(importer, f"{externals.path}:{site.function.summary.key}") for importer in importers)
+    ]
 
 
 def _top_level_or_method(facts: FileFacts, function: Function) -> bool:
@@ -558,8 +577,9 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
         return True
     if set(call.output_mentions) & _graph_parameters(function, sites):
         # It differentiates what its callers passed (``calculate_adaptive_weight(nll_loss,
-        # g_loss)``): their graph, which they backward afterwards.
-        return True
+        # g_loss)``): their graph, needed when they backward it (or a graph sharing a value
+        # with it) afterwards.
+        return any(_caller_reuses_passed_graph(facts, site) for site in sites)
     later_here = [other for other in function.backwards if other.seq > call.seq]
     if later_here:
         return _later_backward_shares_graph(function, call, later_here, _data_parameters(function, sites))
@@ -580,6 +600,80 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
             if mine & theirs or not mine:
                 return True
     return False
+
+
+#: Kinds of value that are never part of a graph themselves (a module's parameters are leaves).
+_HOLD_NO_GRAPH: Final = frozenset({Kind.MODULE, Kind.FUNCTION_MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.LOADER, Kind.NUMBER, Kind.NONE})
+
+
+def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
+    """Whether the caller at ``site`` can backward again through the graph it passed to a helper
+    that backwards it: a later backward of the caller (in the same iteration) differentiates
+    a value sharing an attached value with what it passed (``optimize(opt_q, q_loss)`` then
+    ``optimize(opt_pi, pi_loss)`` on separate networks share none), or the caller returns
+    such a value. What the analysis cannot trace counts as a reuse."""
+    caller = site.function
+    passing = [b for b in caller.backwards if b.kind == "call" and b.callee is not None and b.callee.key == site.callee]
+    if not passing or not isinstance(caller.node, cst.FunctionDef):
+        return True
+    detached = {b.key for b in caller.bindings if b.value.detached} - {b.key for b in caller.bindings if not b.value.detached}
+    # what can carry a graph: a name the caller binds to one, or an attribute some method does
+    carriers = {b.key for b in caller.bindings if b.value.records_graph} | attached_attributes(facts, caller.cls)
+
+    def graph_of(keys: set[str]) -> set[str]:
+        return _owners(caller.sources_of(keys, data_only=True, stop=detached)) & carriers
+
+    returned = graph_of(set().union(*(mentions(r.value, through_detach=False) for r in own_returns(caller.node) if r.value is not None)))
+    if returned and not _result_backwarded(facts, caller):
+        returned = set()  # returned for logging or a running sum (TLK101's business), never backwarded
+    for given in passing:
+        mine = graph_of(set(given.output_mentions))
+        if mine & returned:
+            return True
+        if given.loop is not None:
+            # a value built before the caller's loop (even one it cannot classify), passed again
+            # on the loop's next turn: CG's Hessian-vector products on one gradient graph
+            # (``.grad`` after ``backward(create_graph=True)`` included: its bindings look detached)
+            passed = _owners(caller.sources_of(set(given.output_mentions), data_only=True)) & {
+                b.key for b in caller.bindings if b.value.kind not in _HOLD_NO_GRAPH
+            }
+            if passed - {b.key for b in caller.bindings if given.loop.contains(b.seq)}:
+                return True
+        outermost = list(given.loop.enclosing())[-1] if given.loop is not None else None
+        for other in caller.backwards:
+            if other.seq <= given.seq or (outermost is not None and not outermost.contains(other.seq)):
+                continue
+            if not other.output_mentions:
+                return True
+            theirs = graph_of(set(other.output_mentions)) | (set(other.callee.backward_sources) if other.callee is not None else set())
+            if mine & theirs:
+                return True
+    return False
+
+
+def _result_backwarded(facts: FileFacts, function: Function) -> bool:
+    """Whether a caller may backward what ``function`` returns, by the evidence of the file that
+    defines it (``facts`` or, for a function of a module importing ``facts``'s file, that
+    module's analysis) and of the modules importing that file. True unless some caller is
+    seen and none backwards it: a ``forward`` (called implicitly), a function called from
+    nowhere the analysis sees, or a file not at hand may be backwarded anywhere."""
+    if function.name.rsplit(".", 1)[-1] in ("forward", "__call__"):
+        return True
+    owners = [facts] if function in facts.functions else []
+    if not owners and facts.externals is not None:
+        owners = [importer for importer in facts.externals.importer_facts() if function in importer.functions]
+    if not owners or owners[0].evidence is None:
+        return True
+    owner = owners[0]
+    names = {function.name, function.summary.key}
+    if names & owner.evidence.backwarded_results or any(name in owner.backwarded_by_importers for name in names):
+        return True
+    called_here = bool(names & owner.evidence.called)
+    externals = owner.externals
+    called_by_importers = externals is not None and bool(externals.path) and any(
+        site.callee == f"{externals.path}:{function.summary.key}" for importer in externals.importer_facts() for site in importer.call_sites
+    )
+    return not (called_here or called_by_importers)
 
 
 def _graph_parameters(function: Function, sites: list[CallSite]) -> set[str]:

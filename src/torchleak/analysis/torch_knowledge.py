@@ -206,6 +206,10 @@ MODULE_FACTORIES: Final = (
 )
 #: ``X.from_pretrained`` gives a module unless ``X`` names one of these.
 NOT_MODULE_PRETRAINED: Final = ("Tokenizer", "Processor", "Config", "FeatureExtractor", "ImageProcessor")
+#: Inference pipelines (Hugging Face's ``pipeline(...)``, diffusers' ``*Pipeline.from_pretrained``):
+#: objects, not modules, whose call runs the model under ``torch.no_grad()`` and returns
+#: images or text.
+INFERENCE_PIPELINES: Final = ("transformers.pipeline", "Pipeline")
 #: Methods of a module that return the module itself.
 MODULE_SELF_METHODS: Final = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_",

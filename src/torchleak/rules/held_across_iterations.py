@@ -9,6 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import FileFacts, Store
 from torchleak.analysis.queries import held_across_iterations, statement_text
+from torchleak.analysis.values import Kind
 from torchleak.edits import detach_fix
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -434,7 +435,10 @@ class HeldAcrossIterations(Rule):
             if not isinstance(event, Store):
                 continue
             value = statement_text(facts, event.value_node, limit=40)
-            if isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)):
+            container = isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or (
+                facts.values.get(id(event.value_node), event.value).kind in (Kind.CONTAINER, Kind.TUPLE)
+            )
+            if container:
                 fix = "store .item() or .detach() of each tensor in it"
             elif not loop.has_backward and not loop.per_batch_method and not loop.opaque_use:
                 fix = f"this loop never calls backward: run it under torch.no_grad(), or store {value}.detach()"
@@ -445,6 +449,8 @@ class HeldAcrossIterations(Rule):
                 fix = f"store {value}.detach() inside {callee} (it also returns what it computes from it, so passing it detached would stop its gradient)"
             elif event.in_callee:
                 fix = f"store {value}.detach() there (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
+            elif event.via and "forward hook" not in event.via and container:
+                fix = f"put .item() or .detach() of each tensor in {value}"
             elif event.via and "forward hook" not in event.via:
                 fix = f"pass {value}.detach() (or .item() for a number)"
                 if event.value_node is event.node:

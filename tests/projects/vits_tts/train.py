@@ -67,7 +67,7 @@ def train_and_evaluate(epoch, hps, nets, optims, loaders, writer):
     # totals keep 57 -> 471 -> 931 autograd nodes (+46 per step; the backward freed their saved
     # tensors, not the nodes); none with loss_mel.item() and loss_kl.item(), none from
     # evaluate()'s add under no_grad.
-    tracker.add(mel=loss_mel, kl=loss_kl)  # known-miss: TLK101 (LossTracker.add sums its keyword arguments into self.totals[name])
+    tracker.add(mel=loss_mel, kl=loss_kl)  # expect: TLK101 (LossTracker.add in utils.py sums its keyword arguments into self.totals[name])
 
     if global_step % hps.log_interval == 0:
       lr = optim_g.param_groups[0]["lr"]
@@ -80,7 +80,7 @@ def train_and_evaluate(epoch, hps, nets, optims, loaders, writer):
       # Measured (same runs, log_interval 1): utils.SCALAR_HISTORY keeps 74 -> 524 -> 1,024
       # autograd nodes through the "loss/g/i" entries (+50 per logged step); its other entries
       # none; none when generator_loss's terms are logged with .item().
-      utils.summarize(writer=writer, global_step=global_step, scalars=scalar_dict)  # known-miss: TLK102 (generator_loss's list reaches scalar_dict, summarize appends it to utils.SCALAR_HISTORY)
+      utils.summarize(writer=writer, global_step=global_step, scalars=scalar_dict)  # expect: TLK102 (generator_loss's list reaches scalar_dict, summarize in utils.py appends it to SCALAR_HISTORY)
 
     global_step += 1
 

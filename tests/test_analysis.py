@@ -3742,3 +3742,138 @@ class TestSixthRepositorySetShapes:
             "self.apply_gradients(total)", "print(float(total))"
         )
         assert {code for _, code, _ in self.findings(kept)} == {"TLK102"}
+
+
+class TestHeldOutRoundFiveShapes:
+    """Shapes behind misses of zoo round 5 and the fifth round of held-out projects, in one file."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    BASE_TRAINER = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class BaseTrainer:
+            def __init__(self, model, optimizer):
+                self.model, self.optimizer = model, optimizer
+
+            def train_step(self, x, y):
+                raise NotImplementedError
+
+            def fit(self, loader):
+                total = 0.0
+                for x, y in loader:
+                    total += self.train_step(x, y)
+                return total / len(loader)
+
+        class ClassifierTrainer(BaseTrainer):
+            def train_step(self, x, y):
+                loss = F.cross_entropy(self.model(x), y)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                return loss
+
+        def main(loader):
+            model = nn.Linear(4, 3)
+            trainer = ClassifierTrainer(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            print(trainer.fit(loader))
+    """
+
+    def test_a_base_class_loop_runs_the_one_subclass_implementation_of_an_abstract_method(self):
+        assert [(line, code) for line, code, _ in self.findings(self.BASE_TRAINER)] == [(16, "TLK101")]
+        assert self.findings(self.BASE_TRAINER.replace("return loss\n", "return loss.item()\n")) == []
+
+    def test_a_loss_callable_given_the_model_runs_it(self):
+        # fairseq / Uni-Core criteria: ``loss, sample_size, logs = criterion(model, sample)``
+        src = """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, loss_fn):
+                    self.model, self.loss_fn = model, loss_fn
+                    self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+                    self.total = 0.0
+
+                def train_epoch(self, itr):
+                    for sample in itr:
+                        self.optimizer.zero_grad()
+                        loss, sample_size, logs = self.loss_fn(self.model, sample)
+                        (loss / sample_size).backward()
+                        self.optimizer.step()
+                        self.total += loss
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(16, "TLK101")]
+        assert self.findings(src.replace("self.total += loss", "self.total += loss.item()")) == []
+
+    METERS = """
+        import torch.nn.functional as F
+        from collections import defaultdict
+
+        class AverageMeter:
+            def __init__(self):
+                self.sum, self.count = 0.0, 0
+
+            def reset(self):
+                self.sum, self.count = 0.0, 0
+
+            def update(self, val, n=1):
+                self.sum += val * n
+                self.count += n
+
+        class Logger:
+            def __init__(self):
+                self.meters = defaultdict(AverageMeter)
+                self.by_split = {}
+
+            def log(self, stats):
+                for k, v in stats.items():
+                    self.meters[k].update(v)
+
+            def log_split(self, split, stats):
+                for k, v in stats.items():
+                    self.by_split.setdefault(split, {}).setdefault(k, AverageMeter()).update(v)
+
+        def train(model, loader, opt):
+            logger = Logger()
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                logger.log({"loss": loss})
+                logger.log_split("train", {"loss": loss})
+    """
+
+    def test_meters_kept_in_a_dict_accumulate_what_they_are_given(self):
+        assert [(line, code) for line, code, _ in self.findings(self.METERS)] == [(36, "TLK101"), (37, "TLK101")]
+        numbers = self.METERS.replace('{"loss": loss}', '{"loss": loss.item()}')
+        assert self.findings(numbers) == []
+
+    def test_a_reset_of_one_meter_of_a_dict_resets_no_other(self):
+        src = self.METERS.replace("                self.meters[k].update(v)", "                self.meters[k].reset()\n                self.meters[k].update(v)")
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(37, "TLK101"), (38, "TLK101")]
+
+    def test_grad_switched_on_a_flag_in_a_function_that_backwards_is_training(self):
+        src = """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+                    self.total = 0.0
+
+                def cycle(self, loader, training):
+                    torch.set_grad_enabled(training)
+                    for x, y in loader:
+                        loss = (self.model(x) - y).pow(2).mean()
+                        if training:
+                            self.optimizer.zero_grad()
+                            loss.backward()
+                            self.optimizer.step()
+                        self.total += loss
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(17, "TLK101")]
+        evaluation = src.replace("loss.backward()", "pass")
+        assert self.findings(evaluation) == []

@@ -261,6 +261,36 @@ def _module_output(value: Value) -> Value:
     return value
 
 
+def _element_owner(node: cst.BaseExpression) -> Optional[str]:
+    """The container an object is read from: ``self.meters`` for ``self.meters[k]``,
+    ``self.meters.setdefault(k, Meter())`` and ``self.meters.get(k)``."""
+    if isinstance(node, cst.Subscript):
+        inner = node.value
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("setdefault", "get"):
+        inner = node.func.value
+    else:
+        return None
+    return dotted(inner) or _element_owner(inner)  # ``self.stats[split][name]``: nested containers
+
+
+def _is_stub(definition: cst.FunctionDef) -> bool:
+    """An abstract method: only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
+    for statement in _body(definition.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if isinstance(small, cst.Pass):
+                continue
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+                continue
+            if isinstance(small, cst.Raise) and small.exc is not None and "NotImplementedError" in (
+                dotted(small.exc.func if isinstance(small.exc, cst.Call) else small.exc) or ""
+            ):
+                continue
+            return False
+    return True
+
+
 def _star_positions(names: Sequence[str]) -> tuple[Optional[int], Optional[int]]:
     """Where a summary's ``*args`` and ``**kwargs`` are among its parameters (None: absent)."""
     star = next((index for index, name in enumerate(names) if name.startswith("*") and not name.startswith("**")), None)
@@ -742,6 +772,14 @@ class _FileContext:
                         found.add(name)
                         stack.append(name)
         self._forward_helpers[cls] = found
+        return found
+
+    def overrides(self, cls: str, name: str) -> list[cst.FunctionDef]:
+        """The definitions of method ``name`` in the file's subclasses of ``cls`` (not ``cls``'s own)."""
+        found = []
+        for info in self.classes.values():
+            if info.name != cls and name in info.methods and any(base.name == cls for base in self.class_chain(info.name)):
+                found.append(info.methods[name])
         return found
 
     def method(self, cls: Optional[str], name: str) -> Optional[cst.FunctionDef]:
@@ -1237,6 +1275,8 @@ class _Walker:
     def _expression_statement(self, expression: cst.BaseExpression) -> None:
         if isinstance(expression, cst.Call):
             mode = self._grad_mode(expression, statement=True)
+            if mode == "off" and _switches_on_a_variable(expression) and _backwards_in(self.function.node):
+                mode = "on"  # ``torch.set_grad_enabled(loader.training)`` in a function that backwards: it trains
             if mode is not None:  # torch.set_grad_enabled(False) switches the rest of the body
                 self.no_grad = mode == "off"
         if isinstance(expression, cst.Yield) and isinstance(expression.value, cst.BaseExpression):
@@ -2247,10 +2287,16 @@ class _Walker:
             key = dotted(func.value)
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
-            return self.context.method(owner.cls, method)
-        if owner.kind in (Kind.UNKNOWN, Kind.MODULE) and dotted(func.value) is not None:
+            found = self.context.method(owner.cls, method)
+            if found is not None and dotted(func.value) == "self" and _is_stub(found):
+                # ``self.train_step(batch)`` in a base class whose own is abstract: what the
+                # subclass of the file that implements it does (one implementation only)
+                overrides = self.context.overrides(owner.cls, method)
+                return overrides[0] if len(overrides) == 1 else found
+            return found
+        if owner.kind in (Kind.UNKNOWN, Kind.MODULE) and (dotted(func.value) is not None or _element_owner(func.value) is not None):
             # An object whose class the file does not show: a method defined by exactly one class
-            # of the file, with effects (``meter.update``), is that class's.
+            # of the file, with effects (``meter.update``, ``self.meters[k].update``), is that class's.
             candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
             if len(candidates) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
                 return candidates[0]
@@ -2791,7 +2837,11 @@ class _Walker:
                 owner = dotted(func) if summary.name.rsplit(".", 1)[-1] in ("forward", "__call__") else None
                 return f"{owner}.{target[len('self.'):]}" if owner is not None else None
             owner = dotted(func.value)
-            return f"{owner}.{target[len('self.'):]}" if owner is not None else None
+            if owner is None:
+                # ``self.meters[k].update(v)``: an object kept in a container lives as long as it
+                owner = _element_owner(func.value)
+                return owner
+            return f"{owner}.{target[len('self.'):]}"
         if target.startswith("arg"):
             head, _, rest = target.partition(".")
             index = int(head[3:])
@@ -2830,10 +2880,11 @@ class _Walker:
 
     def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value], callee: Optional[Function] = None) -> None:
         statement = self.statement
+        in_container = isinstance(node.func, cst.Attribute) and dotted(node.func.value) is None and _element_owner(node.func.value) is not None
         for effect in summary.effects:
             key = self._target_at_call(node, effect.target, summary)
-            if key is None:
-                continue
+            if key is None or (in_container and effect.kind in ("reset", "set", "carry")):
+                continue  # (resetting one meter of ``self.meters`` does not reset the others)
             value = substitute(effect.value, bound)
             if self.no_grad and not effect.value.params and value.attached:
                 value = value.with_state(State.DETACHED)  # what the callee computes itself, under the caller's no_grad
@@ -3021,6 +3072,8 @@ class _Walker:
         attached = combine(*arguments) if arguments else UNKNOWN
         if attached.attached:
             return tensor(State.ATTACHED, double_backward=attached.double_backward)
+        if any(argument.kind is Kind.MODULE for argument in arguments):
+            return Value(State.ATTACHED)  # ``criterion(model, sample)`` (fairseq, Uni-Core): runs the model; a tuple or a tensor
         if positional and positional[0].detached:
             return DETACHED_TENSOR  # criterion(pred.detach(), y) or computed under no_grad
         params = frozenset().union(*(a.params for a in arguments)) if arguments else frozenset()

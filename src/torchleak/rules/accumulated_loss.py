@@ -371,6 +371,9 @@ def _advice(value: str, given: Value | None, via: str) -> str:
     if given is not None and given.kind is Kind.CONTAINER:
         # ``tracker.update(loss_dict)``: numbers for each entry, not ``.item()`` of a dict
         return f"pass plain numbers instead ({{k: v.item() for k, v in {value}.items()}} for a dict)"
+    if given is not None and via and given.kind is Kind.UNKNOWN:
+        # handed to a helper, and not known to be one tensor: it may be a dict of them
+        return f"pass {value}.item() (or .item() of each tensor it holds)"
     return f"accumulate {value}.item() (or {value}.detach())"
 
 

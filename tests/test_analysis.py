@@ -3877,3 +3877,128 @@ class TestHeldOutRoundFiveShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(17, "TLK101")]
         evaluation = src.replace("loss.backward()", "pass")
         assert self.findings(evaluation) == []
+
+    def test_a_defaultdict_of_a_class_holds_instances_of_it(self):
+        # DETR's MetricLogger: ``update`` is also the logger's own method, so only the
+        # defaultdict's factory tells which ``update`` runs on ``self.meters[k]``
+        src = """
+            import torch.nn.functional as F
+            from collections import defaultdict
+
+            class SmoothedValue:
+                def __init__(self):
+                    self.total, self.count = 0.0, 0
+
+                def update(self, value, n=1):
+                    self.total += value * n
+                    self.count += n
+
+            class MetricLogger:
+                def __init__(self):
+                    self.meters = defaultdict(SmoothedValue)
+
+                def update(self, **kwargs):
+                    for k, v in kwargs.items():
+                        self.meters[k].update(v)
+
+            def train(model, loader, opt):
+                logger = MetricLogger()
+                for x, y in loader:
+                    loss_dict = {"ce": F.cross_entropy(model(x), y)}
+                    losses = sum(loss_dict.values())
+                    opt.zero_grad()
+                    losses.backward()
+                    opt.step()
+                    logger.update(loss=losses.item(), **loss_dict)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(29, "TLK101")]
+        assert "loss_dict" in found[0][2]  # the argument that holds the graph, not loss=losses.item()
+        assert self.findings(src.replace("**loss_dict)", "**{k: v.item() for k, v in loss_dict.items()})")) == []
+
+
+class TestSeventhRepositorySetShapes:
+    """Shapes of the false findings and misses on the seventh repository set and zoo round 6
+    (docs/evidence/repo-review.md), in my own code."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    ENSEMBLE = """
+        import numpy as np
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Net:
+            def __init__(self):
+                self.model = nn.Linear(784, 10)
+                self.weight_set_samples = []
+
+            def fit(self, x, y):
+                out = self.model(x)
+                loss = F.cross_entropy(out, y)
+                loss.backward()
+
+            def sample_eval(self, x, y):
+                out = x.data.new(len(self.weight_set_samples), x.shape[0], 10)
+                for idx, weight_dict in enumerate(self.weight_set_samples):
+                    self.model.load_state_dict(weight_dict)
+                    out[idx] = self.model(x)
+                mean_out = out.mean(dim=0)
+                pred = mean_out.data.max(dim=1)[1]
+                return F.cross_entropy(mean_out, y).data, pred.ne(y.data).sum()
+
+            def numbers(self, x, n):
+                kl = np.zeros(n)
+                for i in range(n):
+                    kl[i] = self.model(x).pow(2).sum()
+                return kl
+    """
+
+    def test_a_forward_per_weight_set_stored_into_a_tensor_is_held(self):
+        # Bayesian-Neural-Networks' SGLD / bootstrap ensembles: the input is the same every
+        # turn, the graph is not; returning .data returns none of it; fit()'s own ``out`` is
+        # another variable
+        assert [(line, code) for line, code, _ in self.findings(self.ENSEMBLE)] == [(20, "TLK102")]
+        assert self.findings(self.ENSEMBLE.replace("out[idx] = self.model(x)", "out[idx] = self.model(x).detach()")) == []
+
+    def test_a_store_into_a_numpy_array_keeps_a_number(self):
+        src = self.ENSEMBLE.replace("        return kl\n", "        print(kl.mean())\n")
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(20, "TLK102")]
+        tensor = src.replace("kl = np.zeros(n)", "kl = x.new_zeros(n)")
+        assert [(line, code) for line, code, _ in self.findings(tensor)] == [(20, "TLK102"), (28, "TLK102")]
+
+    def test_unrolled_steps_of_a_differentiable_optimizer_reset_after_each_meta_step(self):
+        # torchopt-style hyper-gradient: the inner loop's helper differentiates with respect to
+        # the weights it is given, the meta-loss is backwarded after it, and the weights are
+        # made afresh at the end of every outer iteration
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            class DifferentiableSGD:
+                def __init__(self, log_lr):
+                    self.log_lr = log_lr
+
+                def step(self, loss, params):
+                    grads = torch.autograd.grad(loss, params, create_graph=True)
+                    return [p - self.log_lr.exp() * g for p, g in zip(params, grads)]
+
+            def train(outer_steps, sample, inner_steps=3):
+                params = [torch.randn(8, 1, requires_grad=True)]
+                log_lr = torch.tensor(-3.0, requires_grad=True)
+                hyper_opt = torch.optim.Adam([log_lr], lr=1e-2)
+                inner_opt = DifferentiableSGD(log_lr)
+                for outer in range(outer_steps):
+                    for _ in range(inner_steps):
+                        x, y = sample()
+                        params = inner_opt.step(F.mse_loss(x @ params[0], y), params)
+                    x_val, y_val = sample()
+                    val_loss = F.mse_loss(x_val @ params[0], y_val)
+                    hyper_opt.zero_grad()
+                    val_loss.backward()
+                    hyper_opt.step()
+                    params = [p.detach().requires_grad_() for p in params]
+        """
+        assert self.findings(src) == []
+        never_reset = src.replace("params = [p.detach().requires_grad_() for p in params]", "pass")
+        assert [code for _, code, _ in self.findings(never_reset)] == ["TLK103"]

@@ -262,6 +262,8 @@ class FileFacts:
     attributes: dict[tuple[str, str], Value] = field(default_factory=dict)
     #: The classes of the file that are modules (``nn.Module`` subclasses, classes with ``forward``).
     module_classes: set[str] = field(default_factory=set)
+    #: ``id`` of the calls that run a forward pass (directly or in a helper): a new graph each time.
+    forward_calls: set[int] = field(default_factory=set)
     #: Functions of the file whose results another module of the project backwards (asked
     #: only when a finding depends on it: the project index reads the importers then).
     backwarded_by_importers: Container[str] = frozenset()

@@ -217,7 +217,7 @@ def _indexes_own_modules(loop: cst.For) -> bool:
 
     aliases: set[str] = set()  # ``quantizer = self.quantizers[i]``
     calls: list[cst.Call] = []
-    for current in _subtree(loop.body):
+    for current in subtree(loop.body):
         if isinstance(current, cst.Assign) and own_module(current.value):
             aliases |= {key for target in current.targets for key in mentions(target.target)}
         if isinstance(current, cst.Call):
@@ -273,6 +273,15 @@ def _element_owner(node: cst.BaseExpression) -> Optional[str]:
     return dotted(inner) or _element_owner(inner)  # ``self.stats[split][name]``: nested containers
 
 
+def grad_inputs_argument(node: cst.Call) -> Optional[cst.BaseExpression]:
+    """The ``inputs`` argument of ``torch.autograd.grad(outputs, inputs)``."""
+    inputs = keyword(node, "inputs")
+    positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+    if inputs is None and len(positional) > 1:
+        inputs = positional[1]
+    return inputs.value if inputs is not None else None
+
+
 def _is_stub(definition: cst.FunctionDef) -> bool:
     """An abstract method: only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
     for statement in _body(definition.body):
@@ -307,7 +316,7 @@ def _binds_self(node: cst.Call, summary: Summary) -> bool:
     return isinstance(node.func, cst.Attribute) or summary.name.rsplit(".", 1)[-1] in ("forward", "__call__", "__init__")
 
 
-def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every node under it (statements and nested functions included)."""
     stack = [node]
     while stack:
@@ -336,7 +345,7 @@ def _attributes_read(definition: cst.FunctionDef) -> dict[str, set[str]]:
     """The attributes a function reads on each plain name (``model.layers``, ``model.sample()``,
     ``self.hidden``), in one walk of its body."""
     found: dict[str, set[str]] = {}
-    for current in _subtree(definition.body):
+    for current in subtree(definition.body):
         if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name):
             found.setdefault(current.value.value, set()).add(current.attr.value)
     return found
@@ -457,7 +466,7 @@ def _switches_on_a_variable(node: cst.BaseExpression) -> bool:
 def _backwards_in(body: cst.CSTNode) -> bool:
     return any(
         isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in vocab.BACKWARD_METHODS
-        for node in _subtree(body)
+        for node in subtree(body)
     )
 
 
@@ -475,6 +484,26 @@ def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
 
 def _is_cutting_call(call: cst.Call) -> bool:
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in _CUTTING_METHODS
+
+
+def _graph_mentions(node: cst.CSTNode) -> set[str]:
+    """What ``mentions`` finds, less what is read only through ``.detach()``/``.item()`` or a
+    detaching attribute (``loss.data``, ``x.shape``): the names whose graph the value can carry."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call and _is_cutting_call(current):
+            continue
+        if type(current) is cst.Attribute and current.attr.value in vocab.DETACHING_ATTRIBUTES:
+            continue
+        if type(current) is cst.Name or type(current) is cst.Attribute:
+            key = dotted(current)
+            if key is not None:
+                found.update(key_prefixes(key))
+                continue
+        stack.extend(_expression_children(current))
+    return found
 
 
 def data_mentions(node: cst.CSTNode) -> set[str]:
@@ -609,6 +638,8 @@ class ClassInfo:
     bases: list[str]
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     is_module: bool = False
+    #: Names assigned in the class body (``expansion = 4``): members of the class itself.
+    class_attributes: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -696,6 +727,8 @@ class _FileContext:
     _names_called: dict[int, frozenset[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
+    #: How many forward passes the walk has run so far (to tell which calls run one).
+    forwards_run: int = 0
     #: What the file's imports of its project's other modules bind (``analysis/project.py``).
     externals: Externals = field(default_factory=Externals)
     #: Calls of another module's function that runs a forward, by ``id`` of the call: what
@@ -714,6 +747,7 @@ class _FileContext:
             names: set[str] = set()
             for info in self.class_chain(name):
                 names.update(info.methods)
+                names.update(info.class_attributes)
                 for method in info.methods.values():
                     names.update(_attributes_read(method).get("self", ()))
             found = self._members[name] = frozenset(names)
@@ -724,7 +758,7 @@ class _FileContext:
         found = self._names_called.get(id(definition))
         if found is None:
             found = self._names_called[id(definition)] = frozenset(
-                current.func.value for current in _subtree(definition.body)
+                current.func.value for current in subtree(definition.body)
                 if isinstance(current, cst.Call) and isinstance(current.func, cst.Name)
             )
         return found
@@ -870,6 +904,10 @@ def _walk(
                 if isinstance(member, cst.FunctionDef):
                     info.methods[member.name.value] = member
                     context.owner[id(member)] = info.name
+                elif isinstance(member, cst.SimpleStatementLine):
+                    for small in member.body:
+                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target] if isinstance(small, cst.AnnAssign) else []
+                        info.class_attributes.update(target.value for target in targets if isinstance(target, cst.Name))
             context.classes[info.name] = info
         elif isinstance(statement, cst.FunctionDef):
             context.functions.setdefault(statement.name.value, []).append(statement)
@@ -1081,6 +1119,13 @@ class _Walker:
         summary = self.function.summary
         summary.returns = returns
         summary.parameters = tuple(self.parameters)
+        if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
+            per_call = [
+                {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
+                for call in self.function.backwards
+                for inputs in [grad_inputs_argument(call.node) if isinstance(call.node, cst.Call) else None]
+            ]
+            summary.grad_inputs = frozenset().union(*per_call) if all(per_call) else None
         if self.function.backwards:
             differentiated = set().union(*(call.output_mentions for call in self.function.backwards if call.kind != "call"))
             sources = self.function.sources_of(differentiated, data_only=True) | differentiated
@@ -1128,6 +1173,7 @@ class _Walker:
         summary.calls_backward |= backward
         summary.steps_optimizer |= step
         summary.runs_forward |= forward
+        self.context.forwards_run += forward
         for loop in self.loops:
             loop.has_backward |= backward
             loop.has_optimizer_step |= step
@@ -1254,7 +1300,14 @@ class _Walker:
             if node.value is not None:
                 returned = mentions(node.value)
                 self.function.consumed.update(returned)
-                self.function.returned_keys.update(self.function.sources_of(returned))
+                # (``return loss.data, mean.item()`` returns no graph of what they are computed from)
+                # (stopping only at tensors and numbers known to hold none: an element read from a
+                # list attribute the method sees empty is not known to be one)
+                bindings = self.function.bindings
+                no_graph = {b.key for b in bindings if b.value.detached and b.value.kind in (Kind.TENSOR, Kind.NUMBER)} - {
+                    b.key for b in bindings if not (b.value.detached and b.value.kind in (Kind.TENSOR, Kind.NUMBER))
+                }
+                self.function.returned_keys.update(self.function.sources_of(_graph_mentions(node.value), stop=no_graph))
                 if self.function.cls is not None and self.function.name.rsplit(".", 1)[-1] in vocab.FRAMEWORK_BACKWARDED_RETURNS:
                     # Lightning backwards what ``training_step`` returns, Hugging Face's Trainer
                     # what ``compute_loss`` returns: evidence as good as a ``.backward()`` here.
@@ -1599,6 +1652,8 @@ class _Walker:
         self._flow(mentions(value_node), key)
         if container.kind is Kind.TENSOR and self.no_grad:
             return  # a write into a tensor under no_grad records nothing
+        if container.kind is Kind.NUMBER:
+            return  # ``vec = np.zeros(n)`` then ``vec[i] = loss``: numpy keeps the number, not the graph
         if container.kind is Kind.TENSOR and (value.attached or value.params) and self._tensor_slot_blend(target, key, value_node, value):
             if value.attached:
                 self.env[key] = replace(container, state=State.ATTACHED)
@@ -2313,7 +2368,10 @@ class _Walker:
             self.evaluate(func)
         arguments = [self.evaluate(arg.value) for arg in node.args]
         self._call_events(node, receiver, arguments)
+        forwards_before = self.context.forwards_run
         value = self._call_value(node, receiver, arguments)
+        if self.context.forwards_run != forwards_before:
+            self.context.facts.forward_calls.add(id(node))  # a new graph at every call, whatever its inputs
         if self.no_grad:
             return value.with_state(State.DETACHED) if value.state is not State.DETACHED else value
         return value
@@ -2585,6 +2643,12 @@ class _Walker:
             return Value(State.DETACHED, Kind.MODULE)
         if name in vocab.INFERENCE_PIPELINES:
             return Value(State.DETACHED, Kind.INSTANCE)  # ``generator = pipeline("text-generation")``
+        if name == "collections.defaultdict" and node.args and node.args[0].keyword is None:
+            # ``defaultdict(AverageMeter)``: every entry is an instance of that class
+            factory = dotted(node.args[0].value)
+            instance = self._instance_of(factory) if factory is not None else None
+            if instance is not None:
+                return Value(State.DETACHED, Kind.CONTAINER, elements=(instance,), open_tail=True)
         if identifier in ("DistributedDataParallel", "DataParallel", "DDP", "FSDP", "FullyShardedDataParallel"):
             return Value(State.DETACHED, Kind.MODULE)
         if identifier == "from_pretrained" and isinstance(node.func, cst.Attribute):
@@ -2640,16 +2704,18 @@ class _Walker:
             if method is not None:
                 return method
         key = dotted(func)
-        if key is None:
+        element = isinstance(func, cst.Attribute) and _element_owner(func.value) is not None  # ``meters[k].update(v)``
+        if key is None and not element:
             return None
-        called = self._lookup(key)
-        if called.kind is Kind.INSTANCE and called.cls is not None:
-            return self.context.imported_method(called.cls, "__call__")  # an imported class's instance, called
-        if key.split(".", 1)[0] in self.env:
-            return None  # a local that shadows the import
-        found = self.context.externals.resolve(key)
-        if isinstance(found, (Summary, ClassSummary)):
-            return found
+        if key is not None:
+            called = self._lookup(key)
+            if called.kind is Kind.INSTANCE and called.cls is not None:
+                return self.context.imported_method(called.cls, "__call__")  # an imported class's instance, called
+            if key.split(".", 1)[0] in self.env:
+                return None  # a local that shadows the import
+            found = self.context.externals.resolve(key)
+            if isinstance(found, (Summary, ClassSummary)):
+                return found
         if isinstance(func, cst.Attribute) and receiver.kind is Kind.UNKNOWN and not receiver.params:
             # An object whose class the file does not show: a method only one imported class
             # defines, with effects (``meter.update``), is that class's (as for the file's own).
@@ -2976,7 +3042,7 @@ class _Walker:
             # Passed up from a deeper helper: the store that helper made, as the callee saw it.
             return next((store for store in callee.stores if store.in_callee == effect.where), None)
         where = callee.effect_nodes.get(id(effect))
-        inside = {id(node) for node in _subtree(where)} if where is not None else set()
+        inside = {id(node) for node in subtree(where)} if where is not None else set()
         return next(
             (store for store in callee.stores if not store.in_callee and (id(store.node) in inside or store.node is where)),
             None,
@@ -2995,10 +3061,13 @@ class _Walker:
         for index in sorted(value.params):
             if not bound.get(index, UNKNOWN).attached:
                 continue
-            if index == keywords_index:  # the first keyword argument the signature does not name
-                return next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value not in names), None)
-            if index == star_index:
-                return positional[index - offset] if 0 <= index - offset < len(positional) else None
+            if index == keywords_index or index == star_index:
+                # the first argument that ``**kwargs`` (``*args``) collects and that holds a graph
+                if index == keywords_index:
+                    collected = [arg.value for arg in node.args if arg.star == "**" or (arg.keyword is not None and not arg.star and arg.keyword.value not in names)]
+                else:
+                    collected = positional[max(index - offset, 0):] + [arg.value for arg in node.args if arg.star == "*"]
+                return next((candidate for candidate in collected if self.values.get(id(candidate), UNKNOWN).attached), collected[0] if collected else None)
             name = names[index] if index < len(names) else ""
             if name in keywords:
                 return keywords[name]
@@ -3353,7 +3422,7 @@ def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
 
 def _calls_in_statements(function: cst.FunctionDef) -> Iterator[cst.Call]:
     """Every call in a function's body (nested functions included)."""
-    return (node for node in _subtree(function.body) if isinstance(node, cst.Call))
+    return (node for node in subtree(function.body) if isinstance(node, cst.Call))
 
 
 def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:

@@ -9,7 +9,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
-from torchleak.analysis.flow import own_returns, data_mentions, is_parameters_call, mentions
+from torchleak.analysis.flow import data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, subtree
 
 Held = Union[Accumulation, Store]
 
@@ -83,9 +83,12 @@ def backwarded_later(function: Function, key: str) -> bool:
     return bool(function.derived_from({key}) & function.backward_mentions)
 
 
-def backwarded_elsewhere(facts: FileFacts, key: str) -> bool:
+def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] = None) -> bool:
     """Whether a function of the file differentiates what ``key`` holds: REINFORCE's
-    ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``."""
+    ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``.
+    A local of ``owner`` (``out`` in ``sample_eval``) is no other function's ``out``."""
+    if owner is not None and "." not in key and not isinstance(owner.node, cst.Module) and any(b.key == key for b in owner.bindings):
+        return False
     attribute = key.rsplit(".", 1)[-1]
 
     def same(source: str) -> bool:
@@ -202,7 +205,7 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
             if event.value.double_backward != double_backward:
                 continue
             loop = leaking_loop(event, facts)
-            if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key):
+            if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
                 continue
             if _emptied_every_iteration(function, event, loop):
                 continue  # ``history.clear()`` (or ``history = []``) in every iteration
@@ -214,7 +217,7 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
                 continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
             if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
                 continue  # the first value of a slot the loop then updates: reported at the update
-            if not event.via and _loop_invariant(function, event.value_node, loop):
+            if not event.via and _loop_invariant(facts, function, event.value_node, loop):
                 continue  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
             yield event, loop
     if not double_backward:
@@ -311,11 +314,14 @@ def _emptied_every_iteration(function: Function, event: Held, loop: Loop) -> boo
     )
 
 
-def _loop_invariant(function: Function, node: cst.CSTNode, loop: Loop) -> bool:
+def _loop_invariant(facts: FileFacts, function: Function, node: cst.CSTNode, loop: Loop) -> bool:
     """Every name ``node`` computes from keeps its value through ``loop``: each iteration
-    stores a new wrapper of one and the same graph, not a new graph."""
+    stores a new wrapper of one and the same graph, not a new graph (unless it runs a forward
+    pass: ``out[idx] = self.model(x)`` after loading each weight set is a new graph)."""
     names = data_mentions(node)
     if not names:
+        return False
+    if any(type(current) is cst.Call and id(current) in facts.forward_calls for current in subtree(node)):
         return False
     rebound = {b.key for b in function.bindings if loop.contains(b.seq)} | loop.loop_targets
     return not any(prefix in rebound for name in names for prefix in key_prefixes(name))
@@ -428,16 +434,45 @@ def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebin
         other.seq < loop.start and not other.value.attached and (loop.parent is None or loop.parent.contains(other.seq))
         for other in rebinds
     )
+    parent = loop.parent
+    if not fresh_before and parent is not None:
+        # or made afresh at the end of every outer iteration (``params = stop_gradient(params)``
+        # after the meta-step), having started without graph before the outer loop
+        fresh_before = any(
+            other.seq > loop.end and parent.contains(other.seq) and not other.value.attached and other.branch_depth == parent.branch_depth
+            for other in rebinds
+        ) and any(other.seq < parent.start and not other.value.attached for other in rebinds)
     if not fresh_before:
         return False
     inside = [call for call in function.backwards if loop.contains(call.seq)]
     # (a grad with respect to the parameters is the first step, taken apart while the state still
     # is the parameters, only beside grads with respect to the state)
-    if not inside or not all(call.kind == "grad" and (key in _grad_inputs(call) or _grad_wrt_parameters(call)) for call in inside) or not any(
-        key in _grad_inputs(call) for call in inside
-    ):
-        return False  # a backward through the chain (or one in a helper the loop calls)
+    if not inside or not all(
+        (call.kind == "grad" and (key in _grad_inputs(call) or _grad_wrt_parameters(call))) or key in _helper_grad_inputs(call)
+        for call in inside
+    ) or not any(key in _grad_inputs(call) or key in _helper_grad_inputs(call) for call in inside):
+        return False  # a backward through the chain (or one in a helper that differentiates it)
     return backwarded_after(function, key, loop)
+
+
+def _helper_grad_inputs(call: BackwardCall) -> set[str]:
+    """For the call of a helper whose every backward is ``autograd.grad`` with respect to some of
+    its parameters (``inner_opt.step(loss, params)``), the names the call passes there."""
+    summary = call.callee
+    if call.kind != "call" or summary is None or summary.grad_inputs is None or not isinstance(call.node, cst.Call):
+        return set()
+    names = list(summary.parameters)
+    offset = 1 if names and names[0] in ("self", "cls") and isinstance(call.node.func, cst.Attribute) else 0
+    positional = [arg.value for arg in call.node.args if arg.keyword is None and not arg.star]
+    keywords = {arg.keyword.value: arg.value for arg in call.node.args if arg.keyword is not None}
+    found: set[str] = set()
+    for index in summary.grad_inputs:
+        argument = keywords.get(names[index]) if index < len(names) else None
+        if argument is None and 0 <= index - offset < len(positional):
+            argument = positional[index - offset]
+        if argument is not None:
+            found |= mentions(argument)
+    return found
 
 
 def _grad_wrt_parameters(call: BackwardCall) -> bool:
@@ -455,14 +490,7 @@ def _grad_inputs(call: BackwardCall) -> set[str]:
 
 def _grad_inputs_node(call: BackwardCall) -> Optional[cst.BaseExpression]:
     """The ``inputs`` argument of ``torch.autograd.grad(outputs, inputs)``."""
-    node = call.node
-    if not isinstance(node, cst.Call):
-        return None
-    positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
-    inputs = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "inputs"), None)
-    if inputs is None and len(positional) > 1:
-        inputs = positional[1]
-    return inputs.value if inputs is not None else None
+    return grad_inputs_argument(call.node) if isinstance(call.node, cst.Call) else None
 
 
 def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:

@@ -4,7 +4,7 @@ compared and cached): its return value as a function of its arguments, and its e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Container, Literal, Mapping, Sequence, Union, cast
+from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequence, Union, cast
 
 from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to_dict
 
@@ -79,6 +79,10 @@ class Summary:
     #: Attributes of ``self`` whose graph its backward differentiates (``self.fake_B``): a
     #: ``retain_graph=True`` elsewhere is needed only if a later backward shares one.
     backward_sources: frozenset[str] = frozenset()
+    #: When every backward it runs is ``torch.autograd.grad(..., inputs)`` with inputs among its
+    #: parameters: those parameter positions (``inner_opt.step(loss, params)`` differentiating
+    #: with respect to ``params``); None otherwise.
+    grad_inputs: Optional[frozenset[int]] = None
 
     @property
     def key(self) -> str:
@@ -96,6 +100,7 @@ class Summary:
             "parameters": list(self.parameters),
             "module": self.module,
             "backward_sources": sorted(self.backward_sources),
+            "grad_inputs": None if self.grad_inputs is None else sorted(self.grad_inputs),
         }
 
     @classmethod
@@ -108,6 +113,7 @@ class Summary:
             parameters=tuple(str(name) for name in cast(list[object], data.get("parameters", []))),
             module=str(data.get("module", "")),
             backward_sources=frozenset(str(key) for key in cast(list[object], data.get("backward_sources", []))),
+            grad_inputs=None if data.get("grad_inputs") is None else frozenset(int(cast(int, i)) for i in cast(list[object], data["grad_inputs"])),
             **{name: name in flags for name in _FLAGS},
         )
 

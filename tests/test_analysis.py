@@ -4002,3 +4002,54 @@ class TestSeventhRepositorySetShapes:
         assert self.findings(src) == []
         never_reset = src.replace("params = [p.detach().requires_grad_() for p in params]", "pass")
         assert [code for _, code, _ in self.findings(never_reset)] == ["TLK103"]
+
+    def test_a_returned_sum_of_create_graph_gradients_is_for_the_caller(self):
+        # torchdiffeq's CNF example: the Jacobian trace is built from create_graph=True grads and
+        # returned into the log-density that the training loss backwards
+        src = """
+            import torch
+
+            def trace_df_dz(f, z):
+                sum_diag = 0.0
+                for i in range(z.shape[1]):
+                    sum_diag += torch.autograd.grad(f[:, i].sum(), z, create_graph=True)[0][:, i]
+                return sum_diag
+        """
+        assert self.findings(src) == []
+        kept = src.replace("return sum_diag", "print(float(sum_diag.sum()))")
+        assert {code for _, code, _ in self.findings(kept)} == {"TLK301"}
+
+    def test_a_callback_kept_by_the_trainer_stores_what_each_batch_hands_it(self):
+        # a hand-rolled Lightning-style trainer: each callback of self.callbacks gets the step's
+        # outputs; only MetricsExport implements the hook (the base's is a stub)
+        src = """
+            import torch
+
+            class Callback:
+                def on_train_batch_end(self, trainer, outputs):
+                    pass
+
+            class MetricsExport(Callback):
+                def __init__(self):
+                    self.step_outputs = []
+
+                def on_train_batch_end(self, trainer, outputs):
+                    self.step_outputs.append(outputs)
+
+            class MiniTrainer:
+                def __init__(self, callbacks=()):
+                    self.callbacks = list(callbacks)
+
+                def fit(self, module, loader):
+                    opt = torch.optim.Adam(module.parameters())
+                    for batch in loader:
+                        outputs = module.training_step(batch)
+                        opt.zero_grad()
+                        outputs["loss"].backward()
+                        opt.step()
+                        for cb in self.callbacks:
+                            cb.on_train_batch_end(self, outputs)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(27, "TLK102")]
+        detached = src.replace("cb.on_train_batch_end(self, outputs)", "cb.on_train_batch_end(self, {k: v.item() for k, v in outputs.items()})")
+        assert self.findings(detached) == []

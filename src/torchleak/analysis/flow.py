@@ -2353,8 +2353,10 @@ class _Walker:
             # An object whose class the file does not show: a method defined by exactly one class
             # of the file, with effects (``meter.update``, ``self.meters[k].update``), is that class's.
             candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
-            if len(candidates) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
-                return candidates[0]
+            # (an abstract base's stub beside one implementation: ``Callback.on_train_batch_end``)
+            implemented = [candidate for candidate in candidates if not _is_stub(candidate)]
+            if len(implemented) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
+                return implemented[0]
         return None
 
     def _call(self, node: cst.Call) -> Value:
@@ -2907,6 +2909,9 @@ class _Walker:
                 # ``self.meters[k].update(v)``: an object kept in a container lives as long as it
                 owner = _element_owner(func.value)
                 return owner
+            container = self._iterated_container(owner)
+            if container is not None:
+                return container  # ``for cb in self.callbacks: cb.on_batch_end(out)``: the callbacks outlive the loop
             return f"{owner}.{target[len('self.'):]}"
         if target.startswith("arg"):
             head, _, rest = target.partition(".")
@@ -2929,6 +2934,16 @@ class _Walker:
             return f"{owner}.{rest}" if rest else owner
         return target
 
+    def _iterated_container(self, name: str) -> Optional[str]:
+        """``self.callbacks`` when ``name`` is the target of an enclosing ``for name in
+        self.callbacks`` over a container the function does not build in that loop."""
+        for loop in reversed(self.loops):
+            node = loop.node
+            if isinstance(node, cst.For) and isinstance(node.target, cst.Name) and node.target.value == name:
+                iterated = dotted(node.iter)
+                return iterated if iterated is not None and iterated.startswith("self.") else None
+        return None
+
     def _accessor_target(self, call: cst.Call) -> Optional[str]:
         """``self.target`` for ``self._get_target()`` when that method of the file only ever
         returns ``self.target`` (a lazily built EMA copy): an effect on what it returns is an
@@ -2946,7 +2961,10 @@ class _Walker:
 
     def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value], callee: Optional[Function] = None) -> None:
         statement = self.statement
-        in_container = isinstance(node.func, cst.Attribute) and dotted(node.func.value) is None and _element_owner(node.func.value) is not None
+        in_container = isinstance(node.func, cst.Attribute) and (
+            (dotted(node.func.value) is None and _element_owner(node.func.value) is not None)
+            or (dotted(node.func.value) is not None and self._iterated_container(dotted(node.func.value) or "") is not None)
+        )
         for effect in summary.effects:
             key = self._target_at_call(node, effect.target, summary)
             if key is None or (in_container and effect.kind in ("reset", "set", "carry")):

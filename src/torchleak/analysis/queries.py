@@ -150,7 +150,11 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
         # A caller (in this file or, through the project index, another module) backwards
         # what is returned: the graphs are kept for that backward, whatever the loop does.
         return True
-    if loop.has_backward or loop.has_optimizer_step:
+    if loop.has_optimizer_step:
+        return False
+    if loop.has_backward and not (event.value.double_backward and _only_computes_gradients(function, loop)):
+        # (a sum of ``autograd.grad(..., create_graph=True)`` terms, like a CNF's Jacobian trace,
+        # is what a caller differentiates: the grads in the loop compute it, nothing consumes it)
         return False
     if function.summary.evaluates:
         return False  # ``model.eval()`` first: an evaluation pass, not a loss to backward
@@ -161,6 +165,12 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
     if isinstance(event, Accumulation):
         return name not in evidence.numeric_results
     return name not in evidence.called
+
+
+def _only_computes_gradients(function: Function, loop: Loop) -> bool:
+    """Every backward in ``loop`` is ``torch.autograd.grad(..., create_graph=True)``."""
+    inside = [call for call in function.backwards if loop.contains(call.seq)]
+    return bool(inside) and all(call.kind == "grad" and call.create_graph is not None for call in inside)
 
 
 def bounded_by_outer_step(event: Held, loop: Loop) -> bool:

@@ -4053,3 +4053,35 @@ class TestSeventhRepositorySetShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(27, "TLK102")]
         detached = src.replace("cb.on_train_batch_end(self, outputs)", "cb.on_train_batch_end(self, {k: v.item() for k, v in outputs.items()})")
         assert self.findings(detached) == []
+
+    def test_validation_step_called_by_the_project_with_grad_records_a_graph(self):
+        # Lightning runs validation_step under no_grad; a hand-rolled trainer calling it itself does not
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.confidences = []
+
+                def validation_step(self, x):
+                    out = self.fc(x)
+                    self.confidences.append(out.softmax(-1).max(-1).values.mean())
+                    return out
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                def validate(self, loader):
+                    self.model.eval()
+                    for x in loader:
+                        self.model.validation_step(x)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK102")]
+        lightning = src.split("class Trainer")[0]  # nothing of the project calls it: the framework does, without grad
+        assert self.findings(lightning) == []
+        no_grad = src.replace("self.model.validation_step(x)", "with torch.no_grad():\\n                            self.model.validation_step(x)")
+        assert self.findings(no_grad) == []

@@ -1972,7 +1972,10 @@ class _Walker:
         # resolution) or through a receiver whose class the walk knows (the evidence's).
         callee_key = f"{cls}.{name}" if cls else name
         called_without_grad = callee_key in self.context.no_grad_callees or callee_key in self.context.evidence.called_without_grad
-        no_grad = inherited_no_grad or name in vocab.NO_GRAD_METHODS or called_without_grad or any(
+        # Lightning runs ``validation_step`` without grad; a loop of the project that calls it
+        # itself, with grad, does not (a hand-rolled trainer over a plain nn.Module)
+        framework_no_grad = name in vocab.NO_GRAD_METHODS and not self._called_with_grad(f"{cls}.{name}" if cls else name)
+        no_grad = inherited_no_grad or framework_no_grad or called_without_grad or any(
             self._switches_grad_off(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             for d in node.decorators
         )
@@ -2038,6 +2041,15 @@ class _Walker:
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function
         return function
+
+    def _called_with_grad(self, qualified: str) -> bool:
+        """Some function of the file calls ``qualified`` with grad enabled (outside any no-grad
+        block, from a caller that has grad), or a module importing the file does."""
+        if qualified in self.context.externals.called_with_grad_by_importers:
+            return True
+        evidence = self.context.evidence
+        callers = {caller for callee, caller in evidence.callers if callee == qualified}
+        return bool(callers - evidence.no_grad_functions) and qualified not in evidence.called_without_grad
 
     def _record_called_arguments(self, key: str, call: cst.Call, definition: cst.FunctionDef) -> None:
         """``loss, log = criterion(net, batch)`` where ``criterion`` calls its first parameter:

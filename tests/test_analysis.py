@@ -4085,3 +4085,123 @@ class TestSeventhRepositorySetShapes:
         assert self.findings(lightning) == []
         no_grad = src.replace("self.model.validation_step(x)", "with torch.no_grad():\\n                            self.model.validation_step(x)")
         assert self.findings(no_grad) == []
+
+
+class TestHeldOutRoundSevenShapes:
+    """Shapes of the false lines of zoo round 7 (and two older ones of the same cause), in my own code."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_string_formatted_with_percent_holds_no_graph(self):
+        src = """
+            import torch.nn.functional as F
+
+            def fit(net, loader, opt, log):
+                for x, y in loader:
+                    loss = F.mse_loss(net(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    log.append("%f" % loss)
+        """
+        assert self.findings(src) == []
+
+    CLIPS = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Cell(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.hidden = torch.zeros(1, 4)
+
+            def forward(self, x):
+                self.hidden = torch.tanh(self.fc(x) + self.hidden)
+                return self.hidden
+
+            def detach_states(self):
+                self.hidden.detach_()
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = Cell()
+
+            def forward(self, x):
+                return self.cell(x)
+
+        def train_on_clips(net, clips):
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+            for frames, targets in clips:
+                optimizer.zero_grad()
+                loss = 0.0
+                for frame, target in zip(frames, targets):
+                    loss = loss + F.mse_loss(net(frame), target)
+                loss.backward()
+                optimizer.step()
+                net.cell.detach_states()
+    """
+
+    def test_state_reset_after_a_backward_over_a_forward_only_inner_loop_is_bounded(self):
+        # the chain spans one clip's frames, which its backward differentiates, then is cut
+        assert self.findings(self.CLIPS) == []
+        # a backward per frame while the state chains across frames: the reset per clip is too late
+        per_frame = self.CLIPS.replace(
+            "                    loss = loss + F.mse_loss(net(frame), target)\n",
+            "                    loss = F.mse_loss(net(frame), target)\n                    loss.backward()\n",
+        )
+        assert [code for _, code, _ in self.findings(per_frame)] == ["TLK103"]
+
+    def test_a_state_object_detached_by_its_own_method_carries_no_graph(self):
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class DecoderState:
+                def __init__(self, hidden):
+                    self.hidden = hidden
+
+                def detach(self):
+                    self.hidden = tuple(h.detach() for h in self.hidden)
+
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.LSTM(4, 4)
+
+                def forward(self, x, state):
+                    out, hidden = self.rnn(x, state.hidden)
+                    state.hidden = hidden
+                    return out, state
+
+            def train(model, windows, opt, state):
+                for x, y in windows:
+                    out, state = model(x, state)
+                    loss = F.mse_loss(out, y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    state.detach()
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("state.detach()", "pass"))] == ["TLK103"]
+
+    def test_a_retained_graph_behind_a_grad_scaler_is_the_loss_graph(self):
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            def finetune(net, loader):
+                optimizer = torch.optim.AdamW(net.parameters(), lr=3e-4)
+                scaler = torch.amp.GradScaler("cpu")
+                for inputs, labels in loader:
+                    optimizer.zero_grad(set_to_none=True)
+                    objective = F.cross_entropy(net(inputs), labels)
+                    scaler.scale(objective).backward(retain_graph=True)
+                    scaler.step(optimizer)
+                    scaler.update()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK201")]

@@ -282,6 +282,20 @@ def grad_inputs_argument(node: cst.Call) -> Optional[cst.BaseExpression]:
     return inputs.value if inputs is not None else None
 
 
+def _holds_other_graphs(context: _FileContext, cls: str, summary: Summary, reset: str) -> bool:
+    """Whether an object of the file's class ``cls`` keeps, besides the attributes ``summary``
+    resets, an attribute that some method of the class binds to a value with graph."""
+    if cls not in context.classes or any(effect.kind != "reset" for effect in summary.effects):
+        return True  # a class the file does not show, or a method that also keeps something
+    cleared = {effect.target for effect in summary.effects if effect.kind == "reset"} | {reset}
+    return any(
+        binding.key.startswith("self.") and binding.value.attached and binding.key not in cleared
+        for function in context.facts.functions
+        if function.cls == cls
+        for binding in function.bindings
+    )
+
+
 def _is_stub(definition: cst.FunctionDef) -> bool:
     """An abstract method: only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
     for statement in _body(definition.body):
@@ -2175,6 +2189,8 @@ class _Walker:
                 return _concatenated(left, right)  # list concatenation: left's elements keep their places
             if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
                 return join(left, right)
+            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             return combine(left, right)
         if isinstance(node, cst.UnaryOperation):
             operand = self.evaluate(node.expression)
@@ -2429,6 +2445,15 @@ class _Walker:
             return Value(State.ATTACHED, Kind.TENSOR)  # ``w.t()``, ``w.sum()`` record a graph
         if method in _CUTTING_METHODS and isinstance(func, cst.Attribute):
             self.context.facts.detached_reads |= data_mentions(func.value)
+        if (
+            method in vocab.DETACHING_METHODS and receiver.kind is Kind.UNKNOWN and isinstance(self.statement, cst.Expr)
+            and self.statement.value is node and isinstance(func, cst.Attribute) and dotted(func.value) is not None
+        ):
+            # ``dec_state.detach()`` as a statement: a no-op on a tensor, so the object is one of the
+            # file's classes whose own ``detach`` replaces its state (the one class defining it)
+            implemented = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
+            if len(implemented) == 1:
+                return self._apply_summary(node, implemented[0], receiver, arguments)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
         definition = self._resolve(func)
@@ -2999,6 +3024,15 @@ class _Walker:
             if effect.kind == "reset":
                 self.env[key] = value
                 self._binding(statement, key, DETACHED, set(), via=via)
+                owner = key.rsplit(".", 1)[0]
+                held = self.env.get(owner)
+                cls = held.cls if held is not None and held.kind is Kind.INSTANCE else self.context.owner.get(id(callee.node)) if callee is not None else None
+                if "." not in owner and held is not None and held.kind in (Kind.INSTANCE, Kind.UNKNOWN) and cls is not None and not _holds_other_graphs(
+                    self.context, cls, summary, effect.target
+                ):
+                    # ``dec_state.detach()`` replacing the state object's only attached attribute:
+                    # the object carries no graph into the next turn
+                    self._binding(statement, owner, held.with_state(State.DETACHED), set(), via=via)
                 continue
             if not value.attached:
                 continue

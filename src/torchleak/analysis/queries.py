@@ -64,12 +64,15 @@ def _called_only_outside_batch_loops(facts: FileFacts, method: Function, attribu
 
 
 def _outside_batch_loop(facts: FileFacts, binding: Binding) -> bool:
-    """The reset runs in a loop around the loop over batches (once per epoch), not in it."""
+    """The reset runs in a loop around a loop over batches that backwards each of them (once
+    per epoch or document), not in it. Around an inner loop that only runs forwards, with the
+    backward after it (a clip's frames, an epoch's graph snapshots), a reset per outer turn
+    bounds the chain to what that backward differentiates."""
     if binding.loop is None:
         return False
     return any(
         inner is not binding.loop and inner.is_batch_loop and not inner.contains(binding.seq)
-        and binding.loop in inner.enclosing()
+        and binding.loop in inner.enclosing() and (inner.has_backward or inner.has_optimizer_step)
         for inner in facts.loops
     )
 
@@ -779,7 +782,10 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
     if (sources & loop.attached_on_entry) - reset:
         return True  # part of the graph was built before the loop, for every iteration to use
     rebound = {b.key for b in in_loop}
-    if any(name in {b.key for b in function.bindings} and name not in rebound for name in call.output_mentions):
+    # (``scaler.scale(loss).backward()``: the scaler, an optimizer or a module built before the
+    # loop is no graph)
+    graph_names = {b.key for b in function.bindings if b.value.kind not in _HOLD_NO_GRAPH}
+    if any(name in graph_names and name not in rebound for name in call.output_mentions):
         return True  # the differentiated tensor itself comes from before the loop
     carried = {b.key for b in in_loop if b.value.attached} - reset
     # A graph-attached value read before it is rebound links this graph to the next iteration's

@@ -321,6 +321,22 @@ def _star_positions(names: Sequence[str]) -> tuple[Optional[int], Optional[int]]
     return star, keywords
 
 
+def argument_at(node: cst.Call, summary: Summary, index: int) -> Optional[cst.BaseExpression]:
+    """The argument a call passes for the summary's parameter at ``index`` (by keyword, else by
+    position, ``self`` counted where the call binds it); None for ``*args``/``**kwargs``, which
+    collect several."""
+    names = summary.parameters
+    name = names[index] if index < len(names) else ""
+    if name.startswith("*"):
+        return None
+    keyword_argument = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == name), None)
+    if keyword_argument is not None:
+        return keyword_argument
+    positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+    position = index - (1 if _binds_self(node, summary) else 0)
+    return positional[position] if 0 <= position < len(positional) else None
+
+
 def _binds_self(node: cst.Call, summary: Summary) -> bool:
     """The call passes ``self`` implicitly: ``obj.method(x)``, or ``obj(x)`` for ``forward``/``__call__``."""
     names = summary.parameters
@@ -2849,16 +2865,11 @@ class _Walker:
         """``key`` is the argument a helper passes to its own backward (``put_gradients(total)``
         running ``total.backward()``), not another argument of the call."""
         differentiated = set().union(*(call.output_mentions for call in callee.backwards if call.kind != "call"))
-        offset = 1 if _binds_self(node, summary) else 0
-        names = list(summary.parameters)
-        positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
-        for position, arg in enumerate(positional):
-            index = position + offset
-            if dotted(arg.value) == key and index < len(names) and names[index] in differentiated:
+        for index, name in enumerate(summary.parameters):
+            argument = argument_at(node, summary, index) if name in differentiated else None
+            if argument is not None and dotted(argument) == key:
                 return True
-        return any(
-            arg.keyword is not None and arg.keyword.value in differentiated and dotted(arg.value) == key for arg in node.args
-        )
+        return False
 
     def _given_to_backward(self, node: cst.Call, summary: Summary, callee: Function) -> frozenset[str]:
         """What a call of a helper that backwards hands to that backward: the names its
@@ -2952,17 +2963,8 @@ class _Walker:
             return f"{owner}.{target[len('self.'):]}"
         if target.startswith("arg"):
             head, _, rest = target.partition(".")
-            index = int(head[3:])
-            names = list(summary.parameters)
-            offset = 1 if _binds_self(node, summary) else 0
-            argument_nodes = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-            name = names[index] if index < len(names) else ""
-            if name.startswith("*"):
-                return None  # ``*args`` is the call's own tuple: nothing the caller holds
-            keyword_nodes = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
-            argument = keyword_nodes.get(name)
-            if argument is None and 0 <= index - offset < len(argument_nodes):
-                argument = argument_nodes[index - offset]
+            # (``*args`` is the call's own tuple: nothing the caller holds)
+            argument = argument_at(node, summary, int(head[3:]))
             owner = dotted(argument) if argument is not None else None
             if owner is None and isinstance(argument, cst.Call):
                 owner = self._accessor_target(argument)
@@ -3120,7 +3122,6 @@ class _Walker:
         names = list(summary.parameters)
         offset = 1 if _binds_self(node, summary) else 0
         positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-        keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
         star_index, keywords_index = _star_positions(names)
         for index in sorted(value.params):
             if not bound.get(index, UNKNOWN).attached:
@@ -3132,11 +3133,9 @@ class _Walker:
                 else:
                     collected = positional[max(index - offset, 0):] + [arg.value for arg in node.args if arg.star == "*"]
                 return next((candidate for candidate in collected if self.values.get(id(candidate), UNKNOWN).attached), collected[0] if collected else None)
-            name = names[index] if index < len(names) else ""
-            if name in keywords:
-                return keywords[name]
-            if 0 <= index - offset < len(positional):
-                return positional[index - offset]
+            argument = argument_at(node, summary, index)
+            if argument is not None:
+                return argument
         return None
 
     def _resolve_callable(self, node: cst.BaseExpression) -> Optional[cst.FunctionDef]:

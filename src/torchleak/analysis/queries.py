@@ -9,7 +9,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
-from torchleak.analysis.flow import data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, subtree
+from torchleak.analysis.flow import argument_at, data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, subtree
 
 Held = Union[Accumulation, Store]
 
@@ -474,18 +474,8 @@ def _helper_grad_inputs(call: BackwardCall) -> set[str]:
     summary = call.callee
     if call.kind != "call" or summary is None or summary.grad_inputs is None or not isinstance(call.node, cst.Call):
         return set()
-    names = list(summary.parameters)
-    offset = 1 if names and names[0] in ("self", "cls") and isinstance(call.node.func, cst.Attribute) else 0
-    positional = [arg.value for arg in call.node.args if arg.keyword is None and not arg.star]
-    keywords = {arg.keyword.value: arg.value for arg in call.node.args if arg.keyword is not None}
-    found: set[str] = set()
-    for index in summary.grad_inputs:
-        argument = keywords.get(names[index]) if index < len(names) else None
-        if argument is None and 0 <= index - offset < len(positional):
-            argument = positional[index - offset]
-        if argument is not None:
-            found |= mentions(argument)
-    return found
+    node = call.node
+    return set().union(*(mentions(argument) for index in summary.grad_inputs for argument in [argument_at(node, summary, index)] if argument is not None))
 
 
 def _grad_wrt_parameters(call: BackwardCall) -> bool:
@@ -657,7 +647,7 @@ def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
     passing = [b for b in caller.backwards if b.kind == "call" and b.callee is not None and b.callee.key == site.callee]
     if not passing or not isinstance(caller.node, cst.FunctionDef):
         return True
-    detached = {b.key for b in caller.bindings if b.value.detached} - {b.key for b in caller.bindings if not b.value.detached}
+    detached = _only_detached(caller)
     # what can carry a graph: a name the caller binds to one, or an attribute some method does
     carriers = {b.key for b in caller.bindings if b.value.records_graph} | attached_attributes(facts, caller.cls)
 
@@ -717,6 +707,11 @@ def _result_backwarded(facts: FileFacts, function: Function) -> bool:
     return not (called_here or called_by_importers)
 
 
+def _only_detached(function: Function) -> set[str]:
+    """The names ``function`` binds only to values without graph."""
+    return {b.key for b in function.bindings if b.value.detached} - {b.key for b in function.bindings if not b.value.detached}
+
+
 def _graph_parameters(function: Function, sites: list[CallSite]) -> set[str]:
     """The parameters of a per-batch helper that some call site binds to a value recording a graph."""
     carrying = set().union(*(site.graph_arguments for site in sites)) if sites else set()
@@ -735,9 +730,7 @@ def _later_backward_shares_graph(function: Function, call: BackwardCall, later: 
     ``call`` retains: both differentiate a common value that carries a graph. A later call
     the analysis cannot trace counts as a use; shared inputs that carry no graph (``data``,
     values bound only to detached ones) do not."""
-    detached = {b.key for b in function.bindings if b.value.detached} - {
-        b.key for b in function.bindings if not b.value.detached
-    }
+    detached = _only_detached(function)
     mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
     for other in later:
         if other.kind == "call" or not other.output_mentions:

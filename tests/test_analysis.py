@@ -4205,3 +4205,163 @@ class TestHeldOutRoundSevenShapes:
                     scaler.update()
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK201")]
+
+
+class TestEighthRepositorySetShapes:
+    """Shapes of the false and missed sites of the eighth repository set (docs/evidence/repo-review.md),
+    in my own code: each asserts the silent look-alike and the leaking variant side by side."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    ROLLOUT = """
+        import torch
+        import torch.nn.functional as F
+
+        class Worker:
+            def __init__(self, net):
+                self.net = net
+                self.hx = None
+                self.log_probs = []
+
+            def act(self, obs):
+                logits, self.hx = self.net(obs, self.hx)
+                self.log_probs.append(F.log_softmax(logits, dim=1))
+
+        def learn(worker, opt, env, horizon):
+            while True:
+                worker.hx = torch.zeros(1, 16) if env.done else worker.hx.detach()
+                for t in range(horizon):
+                    worker.act(env.observe())
+                objective = -torch.cat(worker.log_probs).sum()
+                opt.zero_grad()
+                objective.backward()
+                opt.step()
+                worker.log_probs = []
+    """
+
+    def test_a_state_a_method_carries_through_a_rollout_backwarded_after_it_is_intended(self):
+        # (the method computes its object's log_probs from its hx: the backward after the
+        # rollout reaches the chain, and the outer loop starts each rollout afresh)
+        assert self.findings(self.ROLLOUT) == []
+
+    def test_a_rollout_state_never_restarted_by_the_outer_loop_is_carried(self):
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            def learn(net, opt, env, horizon):
+                hx = torch.zeros(1, 16)
+                while True:
+                    log_probs = []
+                    for t in range(horizon):
+                        logits, hx = net(env.observe(), hx)
+                        log_probs.append(F.log_softmax(logits, dim=1))
+                    objective = -torch.cat(log_probs).sum()
+                    opt.zero_grad()
+                    objective.backward()
+                    opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(10, "TLK103")]
+        restarted = src.replace("log_probs = []\n", "log_probs = []\n                    hx = hx.detach()\n", 1)
+        assert self.findings(restarted) == []
+
+    def test_a_best_value_a_helper_only_compares_and_replaces_is_not_chained(self):
+        src = """
+            import torch
+
+            def validate(net, batch, best):
+                score = net(batch).pow(2).mean()
+                if score < best:
+                    best = score
+                return best
+
+            def fit(net, opt, loader, held_out, epochs):
+                best = float("inf")
+                for epoch in range(epochs):
+                    for x in loader:
+                        opt.zero_grad()
+                        net(x).pow(2).mean().backward()
+                        opt.step()
+                    best = validate(net, held_out, best)
+        """
+        assert self.findings(src) == []
+        facts = facts_of(src)
+        assert function(facts, "validate").summary.returned_unchanged == frozenset({2})
+        # a helper that computes with it (a running minimum blended in) does chain it
+        blended = src.replace("best = score", "best = 0.5 * best + 0.5 * score")
+        assert function(facts_of(blended), "validate").summary.returned_unchanged == frozenset()
+        assert [code for _, code, _ in self.findings(blended)] == ["TLK103"]
+
+    def test_a_retained_graph_summed_with_an_augmented_assignment_is_backwarded_later(self):
+        src = """
+            import torch
+
+            def refine(net, x, opt, steps, window):
+                total = 0
+                for t in range(steps):
+                    loss = net(x).pow(2).mean()
+                    loss.backward(retain_graph=True)
+                    x = (x - 0.1 * x.grad).detach().requires_grad_()
+                    total += loss
+                    if (t + 1) % window == 0:
+                        opt.zero_grad()
+                        total.backward()
+                        opt.step()
+                        total = 0
+        """
+        assert self.findings(src) == []
+        facts = facts_of(src)
+        assert "total" in function(facts, "refine").data_flows_to["loss"]
+        alone = src.replace("total += loss", "total += loss.item()").replace("total.backward()", "pass")
+        assert [code for _, code, _ in self.findings(alone)] == ["TLK201"]
+
+    UNROLL = """
+        import torch
+        import torch.nn as nn
+
+        class Unroller:
+            def __init__(self, cell, steps):
+                self.cell = cell
+                self.steps = steps
+                self.state = None
+                self.trace = []
+
+            def __call__(self, w, target, x):
+                state = self.state
+                self.meta_loss = 0
+                for i in range(self.steps):
+                    loss = ((w @ x) - target).pow(2).mean()
+                    self.meta_loss += loss
+                    loss.backward(retain_graph=True)
+                    update, state = self.cell(x.grad.detach().unsqueeze(0), state)
+                    x = x + update.squeeze(0)
+                    x.retain_grad()
+                    self.trace.append(loss)
+                self.state = (state[0].detach(), state[1].detach())
+                return self.trace, self.meta_loss
+
+        def meta_train(iterations):
+            cell = nn.LSTM(4, 4)
+            unroller = Unroller(cell, 5)
+            meta_opt = torch.optim.Adam(cell.parameters())
+            for it in range(iterations):
+                x = torch.zeros(1, 4, requires_grad=True)
+                _, meta_loss = unroller(torch.randn(4, 4), torch.randn(4), x)
+                meta_opt.zero_grad()
+                meta_loss.backward()
+                meta_opt.step()
+    """
+
+    def test_an_unroll_started_afresh_per_call_for_a_backwarded_meta_loss_is_no_carried_state(self):
+        codes = [(line, code) for line, code, _ in self.findings(self.UNROLL)]
+        assert (19, "TLK103") not in codes
+
+    def test_a_returned_list_the_caller_drops_while_backwarding_the_other_element_is_held(self):
+        facts = facts_of(self.UNROLL)
+        assert facts.evidence.backwarded_positions == {"Unroller.__call__": {1}}
+        codes = [(line, code) for line, code, _ in self.findings(self.UNROLL)]
+        assert codes == [(22, "TLK102")]
+        # a caller that backwards from the whole result is not known to leave the list out
+        whole = self.UNROLL.replace("_, meta_loss = unroller(", "out = unroller(").replace("meta_loss.backward()", "out[1].backward()")
+        evidence = facts_of(whole).evidence
+        assert "Unroller.__call__" in evidence.backwarded_results and "Unroller.__call__" not in evidence.backwarded_positions

@@ -74,6 +74,14 @@ def detach_values(facts: FileFacts, evidence: TensorEvidence, node: cst.BaseExpr
             return value.with_changes(elements=entries)
         if isinstance(value, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             return None if _maybe_attached(facts, value) else value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+            # ``[out] * r`` repeats a list literal: detach inside it (``[out.detach()] * r``)
+            if isinstance(value.left, (cst.List, cst.Tuple)) and not _maybe_attached(facts, value.right):
+                new = visit(value.left)
+                return None if new is None else value.with_changes(left=new)
+            if isinstance(value.right, (cst.List, cst.Tuple)) and not _maybe_attached(facts, value.left):
+                new = visit(value.right)
+                return None if new is None else value.with_changes(right=new)
         recorded = facts.values.get(id(value))
         if recorded is None:
             return None  # not evaluated by the walk: cannot tell

@@ -352,6 +352,15 @@ CRASHERS = {
             optimizer.step()
             kept.append(result)
         """,
+    "a_repeated_list_extended_into_a_list": """
+        import torch
+        model.eval()
+        outputs = []
+        for x, y in loader:
+            out = torch.sigmoid(model(x))
+            outputs.extend([out] * 2)
+        print(torch.cat(outputs).shape)
+        """,
     "total_summed_with_sum": """
         total_loss = 0
         for x, y in loader:

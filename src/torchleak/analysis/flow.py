@@ -575,6 +575,54 @@ def own_returns(definition: cst.FunctionDef) -> Iterator[cst.Return]:
             stack.extend(current.children)
 
 
+def _returned_unchanged(function: Function, definition: cst.FunctionDef, parameters: Sequence[str]) -> frozenset[int]:
+    """The positions of parameters that ``definition`` never computes with: nothing is bound
+    from them, and a ``return`` names them only bare (``return best`` or ``return best, n``)."""
+    returns = [node.value for node in own_returns(definition) if node.value is not None]
+    found = set()
+    for index, name in enumerate(parameters):
+        if name.startswith("*") or name == "self" or function.flows_to.get(name):
+            continue
+        if any(binding.key == name and name in binding.mentions for binding in function.bindings):
+            continue  # ``best.add_(x)`` or ``best = best * 0.9 + x``: computed onto
+        bare = all(
+            name not in mentions(value) or (
+                isinstance(value, cst.Name) or isinstance(value, cst.Tuple) and all(
+                    isinstance(element.value, cst.Name) or name not in mentions(element.value) for element in value.elements
+                )
+            )
+            for value in returns
+        )
+        if bare:
+            found.add(index)
+    return frozenset(found)
+
+
+def _attribute_flows(function: Function) -> list[tuple[str, str, bool]]:
+    """(source, target, through values) for each attribute of ``self`` that ``function``
+    computes another attribute of ``self`` from, directly or through its locals."""
+    found = []
+    for source in function.flows_to:
+        if not source.startswith("self."):
+            continue
+        through_values = _reach(function.data_flows_to, source)
+        for target in _reach(function.flows_to, source):
+            if target != source and target.startswith("self."):
+                found.append((source, target, target in through_values))
+    return found
+
+
+def _reach(flows: dict[str, set[str]], start: str) -> set[str]:
+    """Every name ``start`` flows into through ``flows``."""
+    seen, stack = {start}, [start]
+    while stack:
+        for target in flows.get(stack.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
 def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
     """``model(x, h)`` for ``model(x, h)[1]`` or ``model(x, h).hidden``."""
     while isinstance(node, (cst.Subscript, cst.Attribute)):
@@ -697,12 +745,16 @@ class Evidence:
     #: Functions of the file (``Class.m`` for a method) that a call resolved through its receiver
     #: runs inside a ``with torch.no_grad():`` block (``ddpm.sample(...)`` for ``ddpm: DDPM``).
     called_without_grad: set[str] = field(default_factory=set)
+    #: Of ``backwarded_results``, those whose callers backward only some positions of the tuple
+    #: they return (``_, meta_loss = learner(x)``: position 1); absent when a caller backwards
+    #: the whole result.
+    backwarded_positions: dict[str, set[int]] = field(default_factory=dict)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
-            + len(self.called_without_grad)
+            + len(self.called_without_grad) + sum(map(len, self.backwarded_positions.values()))
         )
 
 
@@ -712,6 +764,9 @@ class _Observations:
 
     #: (function, key, callee key, callee resolved in the file) for ``key = callee(...)``.
     call_results: list[tuple[Function, str, str, bool, str]] = field(default_factory=list)
+    #: (id of the function, key) -> the position of the callee's result ``key`` unpacks
+    #: (``_, meta_loss = learner(x)``), for the call results above that unpack one.
+    unpacked_results: dict[tuple[int, str], int] = field(default_factory=dict)
     #: (scope, key) receivers of ``.parameters()`` and friends.
     module_uses: set[tuple[str, str]] = field(default_factory=set)
     #: (function, key) read as a number: ``key.item()``, ``float(key)``, ``print(key)``.
@@ -764,6 +819,10 @@ class _FileContext:
     #: Calls of another module's function that runs a forward, by ``id`` of the call: what
     #: they return is a new graph at every call, whatever their arguments.
     imported_forwards: dict[int, Summary] = field(default_factory=dict)
+    #: For each method walked (by ``id`` of its ``Function``): its flows between attributes of ``self``.
+    attribute_flows: dict[int, list[tuple[str, str, bool]]] = field(default_factory=dict)
+    #: The summary applied at each call of a function of the file or the project, by ``id``.
+    applied: dict[int, Summary] = field(default_factory=dict)
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -981,7 +1040,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         set(previous.modules), set(previous.backwarded), set(previous.backwarded_results),
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
         set(previous.callers), set(previous.argument_classes), set(previous.no_grad_functions),
-        set(previous.called_without_grad),
+        set(previous.called_without_grad), {name: set(positions) for name, positions in previous.backwarded_positions.items()},
     )
     evidence.called_without_grad |= observations.called_without_grad
     evidence.modules |= observations.module_uses
@@ -1012,6 +1071,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
     for function, key, argument in observations.called_arguments:
         if key in reaching(function):
             evidence.modules.add((_scope_of(function, argument), argument))
+    whole: set[str] = set(previous.backwarded_results) - set(previous.backwarded_positions)
     for function, key, callee, resolved, callee_name in observations.call_results:
         evidence.called.add(callee_name)
         if (_scope_of(function, key), key) in evidence.modules or (function.name, key) in evidence.modules:
@@ -1028,12 +1088,19 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         if reaches_backward:
             if resolved:
                 evidence.backwarded_results.add(callee_name)
+                position = observations.unpacked_results.get((id(function), key))
+                if position is not None and callee_name not in whole:
+                    evidence.backwarded_positions.setdefault(callee_name, set()).add(position)
+                elif position is None:
+                    whole.add(callee_name)
             elif callee:
                 evidence.modules.add((_scope_of(function, callee), callee))
         elif resolved and any(
             (id(function), derived) in observations.number_reads for derived in function.derived_from({key})
         ):
             evidence.numeric_results.add(callee_name)
+    for name in whole:
+        evidence.backwarded_positions.pop(name, None)
     return evidence
 
 
@@ -1149,6 +1216,8 @@ class _Walker:
         summary = self.function.summary
         summary.returns = returns
         summary.parameters = tuple(self.parameters)
+        if isinstance(self.function.node, cst.FunctionDef):
+            summary.returned_unchanged = _returned_unchanged(self.function, self.function.node, self.parameters)
         if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
             per_call = [
                 {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
@@ -1187,6 +1256,12 @@ class _Walker:
         for source in sources:
             if source != target:
                 self.function.flows_to.setdefault(source, set()).add(target)
+
+    def _data_flow(self, value_node: cst.BaseExpression, target: str) -> None:
+        """The values (not the callables computing them) of ``value_node`` flow into ``target``."""
+        for source in data_mentions(value_node):
+            if source != target:
+                self.function.data_flows_to.setdefault(source, set()).add(target)
 
     def _locate(self, *nodes: Optional[cst.CSTNode]) -> None:
         """Remember which top-level statement holds nodes a rule may report."""
@@ -1381,7 +1456,10 @@ class _Walker:
         self._locate(node)
         self.function.bindings.append(event)
 
-    def _bind(self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode) -> None:
+    def _bind(
+        self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode, element: Optional[int] = None
+    ) -> None:
+        """``target = value_node``; ``element``: the position ``target`` unpacks from a tuple value."""
         if isinstance(target, (cst.Tuple, cst.List)):
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(target.elements):
                 for t, v in zip(target.elements, value_node.elements):
@@ -1395,7 +1473,7 @@ class _Walker:
                 part = _unpacked(value, target.elements, index) if starred else value.element(index)
                 if loss_call and index > 0 and part.attached:
                     part = replace(part, state=State.UNKNOWN)
-                self._bind(element.value, value_node, part, statement)
+                self._bind(element.value, value_node, part, statement, None if starred else index)
             return
         if isinstance(target, cst.StarredElement):
             self._bind(target.value, value_node, value, statement)
@@ -1431,6 +1509,8 @@ class _Walker:
                 self._effect(Effect("accumulate", outside, value, self.function.name, "="))
         call = _strip_access(value_node)
         fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
+        # ``best = evaluate(model, best)`` keeps or replaces best, never builds on it
+        selected = fed and isinstance(call, cst.Call) and self._only_returned_unchanged(call, key)
         if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
             # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
             fed = False
@@ -1445,7 +1525,7 @@ class _Walker:
             # ``out, (h, c) = lstm(x, carry); carry = (h, c)``: the new value came out of a
             # forward that was given the old one, through other names of this iteration.
             fed = not _concatenates_onto(call, key, self.context.aliases) if isinstance(call, cst.Call) else True
-        fed = fed or state_update
+        fed = (fed or state_update) and not selected
         if not fed and key not in sources and self._derived_from_own_attribute(key, value, value_node):
             fed = True
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
@@ -1455,10 +1535,8 @@ class _Walker:
         self._binding(statement, key, value, sources, fed)
         self._flow(mentions(value_node, through_detach=False), key)
         if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
-            for source in data_mentions(value_node):
-                if source != key:
-                    self.function.data_flows_to.setdefault(source, set()).add(key)
-        self._record_call_result(key, value_node)
+            self._data_flow(value_node, key)
+        self._record_call_result(key, value_node, element)
         if isinstance(target, cst.Attribute) and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
         if isinstance(target, cst.Attribute) and target.attr.value == "grad" and (
@@ -1471,6 +1549,20 @@ class _Walker:
         if self.loops:
             self.fed_from[key] = fed_from
         self._write(key)
+
+    def _only_returned_unchanged(self, call: cst.Call, key: str) -> bool:
+        """Every argument of ``call`` that mentions ``key`` goes to a parameter the callee
+        returns unchanged or not at all."""
+        summary = self.context.applied.get(id(call))
+        if summary is None or not summary.returned_unchanged:
+            return False
+        given = {id(arg.value) for arg in call.args if key in mentions(arg.value)}
+        unchanged = set()
+        for index in summary.returned_unchanged:
+            argument = argument_at(call, summary, index)
+            if argument is not None:
+                unchanged.add(id(argument))
+        return given <= unchanged
 
     def _derived_from_own_attribute(self, key: str, value: Value, value_node: cst.BaseExpression) -> bool:
         """``mem = beta * self.mem + x; self.mem = mem - spikes`` or ``out = self.model(t,
@@ -1756,6 +1848,7 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(node.value), key)
+        self._data_flow(node.value, key)  # ``L += loss``: what L holds is computed from loss
         if isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp)):
             self._store(node, node.target, key, "+=", node.value, value)
         else:
@@ -2093,8 +2186,9 @@ class _Walker:
             if argument is not None and position < len(params) and params[position] in called:
                 self.context.observations.called_arguments.append((self.function, key, argument))
 
-    def _record_call_result(self, key: str, value_node: cst.BaseExpression) -> None:
-        """``key = callee(...)``: for the evidence pass (is the callee a module?)."""
+    def _record_call_result(self, key: str, value_node: cst.BaseExpression, element: Optional[int] = None) -> None:
+        """``key = callee(...)`` (``element``: ``key`` is that position of the result): for the
+        evidence pass (is the callee a module? which part of its result is backwarded?)."""
         call = _strip_access(value_node)
         while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
             call = call.func.value  # ``net(x).view(...)``, ``f(x).sum()``
@@ -2109,6 +2203,8 @@ class _Walker:
             cls = self.context.owner.get(id(definition))
             qualified = f"{cls}.{definition.name.value}" if cls else definition.name.value
             self.context.observations.call_results.append((self.function, key, callee, True, qualified))
+            if element is not None and _strip_access(value_node) is call:
+                self.context.observations.unpacked_results[(id(self.function), key)] = element
             self._record_called_arguments(key, call, definition)
             return
         owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
@@ -2205,6 +2301,10 @@ class _Walker:
                 return _concatenated(left, right)  # list concatenation: left's elements keep their places
             if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
                 return join(left, right)
+            sequences = [side for side in (left, right) if side.kind in (Kind.CONTAINER, Kind.TUPLE)]
+            if isinstance(node.operator, cst.Multiply) and sequences:
+                # ``[stop] * r``: a list repeating the elements, not arithmetic on them
+                return Value(sequences[0].state, Kind.CONTAINER, sequences[0].double_backward, params=sequences[0].params)
             if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             return combine(left, right)
@@ -2819,6 +2919,7 @@ class _Walker:
     ) -> Value:
         """A summary (of this file's function or another module's) applied at a call."""
         bound = self._bind_arguments(node, summary, receiver, arguments)
+        self.context.applied[id(node)] = summary
         if callee is not None:
             self._note_argument_classes(node, callee, bound)
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
@@ -2849,6 +2950,8 @@ class _Walker:
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
             self._apply_effects(node, summary, bound, callee)
+        if callee is not None:
+            self._transfer_attribute_flows(node, summary, callee)
         if callee is not None and callee.grad_resets:
             # ``self.begin()`` whose body runs ``opt.zero_grad()``: a reset here, as if inlined
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
@@ -3092,6 +3195,22 @@ class _Walker:
                 else:
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
+
+    def _transfer_attribute_flows(self, node: cst.Call, summary: Summary, callee: Function) -> None:
+        """What a method computes from one attribute of its object into another (``self.hx`` into
+        ``self.log_probs``) flows between the caller's names for them (``agent.hx`` into
+        ``agent.log_probs``): a backward of the one reaches the other."""
+        flows = self.context.attribute_flows.get(id(callee))
+        if flows is None:
+            flows = self.context.attribute_flows[id(callee)] = _attribute_flows(callee)
+        for source, target, data in flows:
+            here = self._target_at_call(node, source, summary)
+            there = self._target_at_call(node, target, summary)
+            if here is None or there is None or here == there:
+                continue
+            self.function.flows_to.setdefault(here, set()).add(there)
+            if data:
+                self.function.data_flows_to.setdefault(here, set()).add(there)
 
     def _callee_accumulation(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
         """The callee's own ``+=`` behind one of its accumulate effects (not one passed up)."""

@@ -151,8 +151,14 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
     name = function.name
     if evidence is not None and (name in evidence.backwarded_results or name in facts.backwarded_by_importers):
         # A caller (in this file or, through the project index, another module) backwards
-        # what is returned: the graphs are kept for that backward, whatever the loop does.
-        return True
+        # what is returned: the graphs are kept for that backward, whatever the loop does;
+        # unless callers backward only other positions of the tuple (``_, meta_loss = learner(x)``
+        # beside the returned ``self.losses``).
+        positions = evidence.backwarded_positions.get(name)
+        if positions is None or name in facts.backwarded_by_importers:
+            return True
+        returned_at = _returned_at(function, event.key)
+        return returned_at is None or bool(returned_at & positions)
     if loop.has_optimizer_step:
         return False
     if loop.has_backward and not (event.value.double_backward and _only_computes_gradients(function, loop)):
@@ -168,6 +174,22 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
     if isinstance(event, Accumulation):
         return name not in evidence.numeric_results
     return name not in evidence.called
+
+
+def _returned_at(function: Function, key: str) -> Optional[set[int]]:
+    """The positions of the returned tuples that hold ``key``; None when a return holding it
+    is not a tuple literal (any position a caller unpacks may hold it)."""
+    found: set[int] = set()
+    if not isinstance(function.node, cst.FunctionDef):
+        return None
+    for node in own_returns(function.node):
+        value = node.value
+        if value is None or key not in mentions(value):
+            continue
+        if not isinstance(value, cst.Tuple) or any(isinstance(element, cst.StarredElement) for element in value.elements):
+            return None
+        found |= {index for index, element in enumerate(value.elements) if key in mentions(element.value)}
+    return found
 
 
 def _only_computes_gradients(function: Function, loop: Loop) -> bool:
@@ -380,9 +402,13 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     if loop.contains(other.seq) and not other.value.attached
                 ]
                 if not loop.has_backward and backwarded_after(function, binding.key, loop):
-                    break  # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts)
+                    # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts);
+                    # the loop around it must still start each rollout afresh
+                    continue
                 if unrolled_per_outer_iteration(function, binding.key, loop, rebinds[binding.key]):
                     break  # MAML's fast weights: an inner loop differentiating only up to the state
+                if _unrolled_for_the_caller(facts, function, binding.key, loop, rebinds[binding.key]):
+                    break  # a learned optimizer's unroll: the meta-loss it returns is backwarded by the caller
                 if fed_back_only_as_data(function, binding.key, loop):
                     break  # greedy decoding: the next input is embedded from an argmax
                 # A state a callee updates at several statements needs the fix at each of them.
@@ -391,6 +417,21 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     reported.add(place)
                     yield loop, binding
                 break
+
+
+def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
+    """A loop of a function that unrolls a state started afresh in each call (truncated BPTT of
+    a meta-loss): the state never outlives the call, and the function returns what it took part
+    in to callers that backward it. Stepping an optimizer inside the unroll would differentiate
+    through weights changed since, so such a loop is no unroll."""
+    if loop.has_optimizer_step or loop.parent is not None or isinstance(function.node, cst.Module):
+        return False
+    if not any(other.seq < loop.start and not other.value.attached for other in rebinds):
+        return False  # (the state must start in the call: a parameter's value comes from the caller)
+    evidence = facts.evidence
+    name = function.name
+    backwarded = evidence is not None and name in evidence.backwarded_results or name in facts.backwarded_by_importers
+    return backwarded and key in function.returned_keys
 
 
 def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:

@@ -83,6 +83,10 @@ class Summary:
     #: parameters: those parameter positions (``inner_opt.step(loss, params)`` differentiating
     #: with respect to ``params``); None otherwise.
     grad_inputs: Optional[frozenset[int]] = None
+    #: Parameter positions it returns as they came or not at all, never computing with them
+    #: (``if now < best: best = now`` then ``return best``): a value given to it and bound to
+    #: its result is kept or replaced, not chained onto.
+    returned_unchanged: frozenset[int] = frozenset()
 
     @property
     def key(self) -> str:
@@ -101,6 +105,7 @@ class Summary:
             "module": self.module,
             "backward_sources": sorted(self.backward_sources),
             "grad_inputs": None if self.grad_inputs is None else sorted(self.grad_inputs),
+            "returned_unchanged": sorted(self.returned_unchanged),
         }
 
     @classmethod
@@ -114,6 +119,7 @@ class Summary:
             module=str(data.get("module", "")),
             backward_sources=frozenset(str(key) for key in cast(list[object], data.get("backward_sources", []))),
             grad_inputs=None if data.get("grad_inputs") is None else frozenset(int(cast(int, i)) for i in cast(list[object], data["grad_inputs"])),
+            returned_unchanged=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("returned_unchanged", []))),
             **{name: name in flags for name in _FLAGS},
         )
 

@@ -438,9 +438,12 @@ class HeldAcrossIterations(Rule):
             container = isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or (
                 facts.values.get(id(event.value_node), event.value).kind in (Kind.CONTAINER, Kind.TUPLE)
             )
-            if container:
+            never_backwards = not loop.has_backward and not loop.per_batch_method and not loop.opaque_use
+            if container and never_backwards:
+                fix = "this loop never calls backward: run it under torch.no_grad(), or store .detach() of each tensor in it"
+            elif container:
                 fix = "store .item() or .detach() of each tensor in it"
-            elif not loop.has_backward and not loop.per_batch_method and not loop.opaque_use:
+            elif never_backwards:
                 fix = f"this loop never calls backward: run it under torch.no_grad(), or store {value}.detach()"
             else:
                 fix = f"store {value}.detach() (or .item() for a number)"

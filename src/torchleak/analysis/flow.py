@@ -819,8 +819,6 @@ class _FileContext:
     #: Calls of another module's function that runs a forward, by ``id`` of the call: what
     #: they return is a new graph at every call, whatever their arguments.
     imported_forwards: dict[int, Summary] = field(default_factory=dict)
-    #: For each method walked (by ``id`` of its ``Function``): its flows between attributes of ``self``.
-    attribute_flows: dict[int, list[tuple[str, str, bool]]] = field(default_factory=dict)
     #: The summary applied at each call of a function of the file or the project, by ``id``.
     applied: dict[int, Summary] = field(default_factory=dict)
 
@@ -1218,6 +1216,7 @@ class _Walker:
         summary.parameters = tuple(self.parameters)
         if isinstance(self.function.node, cst.FunctionDef):
             summary.returned_unchanged = _returned_unchanged(self.function, self.function.node, self.parameters)
+            summary.attribute_flows = tuple(_attribute_flows(self.function)) if self.function.cls is not None else ()
         if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
             per_call = [
                 {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
@@ -2950,8 +2949,7 @@ class _Walker:
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
         if not per_batch_callee:
             self._apply_effects(node, summary, bound, callee)
-        if callee is not None:
-            self._transfer_attribute_flows(node, summary, callee)
+        self._transfer_attribute_flows(node, summary)
         if callee is not None and callee.grad_resets:
             # ``self.begin()`` whose body runs ``opt.zero_grad()``: a reset here, as if inlined
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
@@ -3196,14 +3194,11 @@ class _Walker:
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
 
-    def _transfer_attribute_flows(self, node: cst.Call, summary: Summary, callee: Function) -> None:
+    def _transfer_attribute_flows(self, node: cst.Call, summary: Summary) -> None:
         """What a method computes from one attribute of its object into another (``self.hx`` into
         ``self.log_probs``) flows between the caller's names for them (``agent.hx`` into
         ``agent.log_probs``): a backward of the one reaches the other."""
-        flows = self.context.attribute_flows.get(id(callee))
-        if flows is None:
-            flows = self.context.attribute_flows[id(callee)] = _attribute_flows(callee)
-        for source, target, data in flows:
+        for source, target, data in summary.attribute_flows:
             here = self._target_at_call(node, source, summary)
             there = self._target_at_call(node, target, summary)
             if here is None or there is None or here == there:

@@ -87,6 +87,9 @@ class Summary:
     #: (``if now < best: best = now`` then ``return best``): a value given to it and bound to
     #: its result is kept or replaced, not chained onto.
     returned_unchanged: frozenset[int] = frozenset()
+    #: (source, target, through values): a method computes attribute ``target`` of its object
+    #: from attribute ``source`` (``self.hx`` into ``self.log_probs``), directly or through its locals.
+    attribute_flows: tuple[tuple[str, str, bool], ...] = ()
 
     @property
     def key(self) -> str:
@@ -106,6 +109,7 @@ class Summary:
             "backward_sources": sorted(self.backward_sources),
             "grad_inputs": None if self.grad_inputs is None else sorted(self.grad_inputs),
             "returned_unchanged": sorted(self.returned_unchanged),
+            "attribute_flows": [list(flow) for flow in self.attribute_flows],
         }
 
     @classmethod
@@ -120,6 +124,9 @@ class Summary:
             backward_sources=frozenset(str(key) for key in cast(list[object], data.get("backward_sources", []))),
             grad_inputs=None if data.get("grad_inputs") is None else frozenset(int(cast(int, i)) for i in cast(list[object], data["grad_inputs"])),
             returned_unchanged=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("returned_unchanged", []))),
+            attribute_flows=tuple(
+                (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))
+            ),
             **{name: name in flags for name in _FLAGS},
         )
 

@@ -598,6 +598,24 @@ def _returned_unchanged(function: Function, definition: cst.FunctionDef, paramet
     return frozenset(found)
 
 
+def _accumulated_and_returned(function: Function, definition: cst.FunctionDef, parameters: Sequence[str]) -> frozenset[int]:
+    """The positions of parameters that ``definition`` adds a graph-attached value to and
+    returns bare (``total += loss`` then ``return total``, or ``return total, n``)."""
+    returns = [node.value for node in own_returns(definition) if node.value is not None]
+    found = set()
+    for index, name in enumerate(parameters):
+        if name.startswith("*") or name == "self" or not any(event.key == name for event in function.accumulations):
+            continue
+        returned = [
+            value for value in returns
+            if isinstance(value, cst.Name) and value.value == name
+            or isinstance(value, cst.Tuple) and any(isinstance(e.value, cst.Name) and e.value.value == name for e in value.elements)
+        ]
+        if returned and len(returned) == len(returns):
+            found.add(index)
+    return frozenset(found)
+
+
 def _attribute_flows(function: Function) -> list[tuple[str, str, bool]]:
     """(source, target, through values) for each attribute of ``self`` that ``function``
     computes another attribute of ``self`` from, directly or through its locals."""
@@ -1217,6 +1235,7 @@ class _Walker:
         if isinstance(self.function.node, cst.FunctionDef):
             summary.returned_unchanged = _returned_unchanged(self.function, self.function.node, self.parameters)
             summary.attribute_flows = tuple(_attribute_flows(self.function)) if self.function.cls is not None else ()
+            summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
         if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
             per_call = [
                 {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
@@ -1509,7 +1528,11 @@ class _Walker:
         call = _strip_access(value_node)
         fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
         # ``best = evaluate(model, best)`` keeps or replaces best, never builds on it
-        selected = fed and isinstance(call, cst.Call) and self._only_returned_unchanged(call, key)
+        given = self._parameters_given(call, key) if fed and isinstance(call, cst.Call) else None
+        summary = self.context.applied.get(id(call)) if given else None
+        selected = summary is not None and given is not None and given <= summary.returned_unchanged
+        if summary is not None and given is not None and given <= summary.accumulated_parameters:
+            selected = True  # ``total = step(batch, total)`` where step sums into it: its effect is the accumulation
         if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
             # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
             fed = False
@@ -1532,9 +1555,15 @@ class _Walker:
                 call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
             )
         self._binding(statement, key, value, sources, fed)
-        self._flow(mentions(value_node, through_detach=False), key)
+        arguments = self._element_arguments(value_node, element)
+        if arguments is None:
+            self._flow(mentions(value_node, through_detach=False), key)
+        else:  # ``imgs, labels, total = step(imgs, labels, total)``: each element from its own arguments
+            assert isinstance(value_node, cst.Call)
+            self._flow(mentions(value_node.func).union(*(mentions(arg, through_detach=False) for arg in arguments)), key)
         if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
-            self._data_flow(value_node, key)
+            for part in [value_node] if arguments is None else arguments:
+                self._data_flow(part, key)
         self._record_call_result(key, value_node, element)
         if isinstance(target, cst.Attribute) and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
@@ -1549,19 +1578,35 @@ class _Walker:
             self.fed_from[key] = fed_from
         self._write(key)
 
-    def _only_returned_unchanged(self, call: cst.Call, key: str) -> bool:
-        """Every argument of ``call`` that mentions ``key`` goes to a parameter the callee
-        returns unchanged or not at all."""
+    def _element_arguments(self, value_node: cst.BaseExpression, element: Optional[int]) -> Optional[list[cst.BaseExpression]]:
+        """For position ``element`` of a call's tuple result, the arguments that position is
+        computed from, as the callee's summary says; None when that is not known."""
+        if element is None or not isinstance(value_node, cst.Call):
+            return None
+        summary = self.context.applied.get(id(value_node))
+        if summary is None or summary.returns.elements is None or summary.returns.open_tail or summary.returns.keys is not None:
+            return None
+        found = []
+        for index in sorted(summary.returns.element(element).params):
+            argument = argument_at(value_node, summary, index)
+            if argument is None:
+                return None  # (``*args``: any of them)
+            found.append(argument)
+        return found
+
+    def _parameters_given(self, call: cst.Call, key: str) -> Optional[set[int]]:
+        """The positions of the applied summary's parameters that receive an argument mentioning
+        ``key``; None when the call has no summary or such an argument goes to none of them."""
         summary = self.context.applied.get(id(call))
-        if summary is None or not summary.returned_unchanged:
-            return False
+        if summary is None:
+            return None
         given = {id(arg.value) for arg in call.args if key in mentions(arg.value)}
-        unchanged = set()
-        for index in summary.returned_unchanged:
+        positions: dict[int, int] = {}
+        for index in range(len(summary.parameters)):
             argument = argument_at(call, summary, index)
-            if argument is not None:
-                unchanged.add(id(argument))
-        return given <= unchanged
+            if argument is not None and id(argument) in given:
+                positions[id(argument)] = index
+        return set(positions.values()) if given <= positions.keys() else None
 
     def _derived_from_own_attribute(self, key: str, value: Value, value_node: cst.BaseExpression) -> bool:
         """``mem = beta * self.mem + x; self.mem = mem - spikes`` or ``out = self.model(t,
@@ -1653,11 +1698,36 @@ class _Walker:
             # node of graph per iteration (a sum of losses is the accumulation rules' business).
             previous = self.env.get(key, UNKNOWN)
             return previous.records_graph and not previous.double_backward and not self._is_loss_like(target)
-        if not any(self._is_loss_like(leaf) for leaf in attached):
+        summed = any(dotted(term) == key for term in _additive_terms(value_node))
+        if not any(self._is_loss_like(leaf) for leaf in attached) and not (summed and self._only_summed_in_loop(key, statement)):
             return True
         value = self.values[id(attached[0])]
         self._accumulation(statement, target, key, "=", attached[0], value)
         return False
+
+    def _only_summed_in_loop(self, key: str, statement: cst.CSTNode) -> bool:
+        """Nothing in the loop but this sum, a reset and logging reads ``key``: a running total
+        (``total = total + s``, as ``total += s``), not a state the next iteration computes
+        with (``x = x + update`` then ``model(x)``)."""
+        loop = self.loop
+        if loop is None or isinstance(loop.node, cst.FunctionDef):
+            return False
+        for node in subtree(loop.node.body):
+            if node is statement or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, (cst.If, cst.While)):
+                read = key in mentions(node.test)
+            elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and _is_logging(node.value):
+                continue
+            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                read = node.value is not None and key in mentions(node.value)  # (``total = 0`` resets it)
+            elif isinstance(node, cst.BaseSmallStatement):
+                read = key in mentions(node)
+            else:
+                continue
+            if read:
+                return False
+        return True
 
     def _feeds_backward(self, node: cst.BaseExpression) -> bool:
         feeds = self.context.evidence.feeds_backward
@@ -2977,6 +3047,9 @@ class _Walker:
         arguments mention, less those of arguments the helper first rebinds to a value without
         graph (no graph of the caller's flows through them)."""
         cut = _parameters_cut_on_entry(callee)
+        # (a list the helper only appends its outputs to, ``step(model, batch, all_logits)``,
+        # flows into nothing it differentiates)
+        reaching = callee.sources_of(callee.backward_mentions) | callee.backward_mentions
         offset = 1 if _binds_self(node, summary) else 0
         names = list(summary.parameters)
         given: set[str] = set(mentions(node.func))
@@ -2988,7 +3061,11 @@ class _Walker:
             index = names.index(arg.keyword.value) if arg.keyword is not None and arg.keyword.value in names else position
             if arg.keyword is None:
                 position += 1
-            if index not in cut:
+            name = names[index].lstrip("*") if index < len(names) else None
+            unused = name is not None and not names[index].startswith("*") and not any(
+                key == name or key.startswith(name + ".") for key in reaching
+            )
+            if index not in cut and not unused:
                 given |= mentions(arg.value)
         return frozenset(given)
 

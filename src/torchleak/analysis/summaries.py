@@ -90,6 +90,9 @@ class Summary:
     #: (source, target, through values): a method computes attribute ``target`` of its object
     #: from attribute ``source`` (``self.hx`` into ``self.log_probs``), directly or through its locals.
     attribute_flows: tuple[tuple[str, str, bool], ...] = ()
+    #: Parameter positions it adds a graph-attached value to and returns (``total += loss;
+    #: return total``): ``total = step(batch, total)`` in a loop accumulates like ``total += loss``.
+    accumulated_parameters: frozenset[int] = frozenset()
 
     @property
     def key(self) -> str:
@@ -110,6 +113,7 @@ class Summary:
             "grad_inputs": None if self.grad_inputs is None else sorted(self.grad_inputs),
             "returned_unchanged": sorted(self.returned_unchanged),
             "attribute_flows": [list(flow) for flow in self.attribute_flows],
+            "accumulated_parameters": sorted(self.accumulated_parameters),
         }
 
     @classmethod
@@ -124,6 +128,7 @@ class Summary:
             backward_sources=frozenset(str(key) for key in cast(list[object], data.get("backward_sources", []))),
             grad_inputs=None if data.get("grad_inputs") is None else frozenset(int(cast(int, i)) for i in cast(list[object], data["grad_inputs"])),
             returned_unchanged=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("returned_unchanged", []))),
+            accumulated_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("accumulated_parameters", []))),
             attribute_flows=tuple(
                 (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))
             ),

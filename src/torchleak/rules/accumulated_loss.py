@@ -339,7 +339,11 @@ class AccumulatedLoss(Rule):
             if isinstance(event, Accumulation):
                 value = item_fix(facts, event.value_node)
                 advice = _advice(value, facts.values.get(id(event.value_node)), event.via)
-                if not loop.has_backward and not loop.per_batch_method and not evidence(facts, event.function).one_element(event.value_node):
+                if event.via and event.value_node is event.node:
+                    # the helper computes what it adds itself (``total = step(batch, total)``)
+                    helper = event.via.split(" ", 1)[0]
+                    advice = f"add .item() (or .detach()) of what {helper} computes, inside {helper}"
+                elif not loop.has_backward and not loop.per_batch_method and not evidence(facts, event.function).one_element(event.value_node):
                     # a running sum of non-scalar tensors in a loop that never backwards (a
                     # decoder's inference loop): ``.item()`` would raise there
                     advice = f"accumulate {value}.detach(), or run the loop under torch.no_grad() if nothing backwards it"
@@ -380,8 +384,11 @@ def _advice(value: str, given: Value | None, via: str) -> str:
 def accumulation_fix(facts: FileFacts, event: Accumulation) -> Fix | None:
     """``acc += loss`` becomes ``acc += loss.item()`` where that provably changes nothing but the
     leak (a one-element tensor summed into a local only ever read as a number), else
-    ``acc += loss.detach()`` (safe where the accumulator stays in the function)."""
+    ``acc += loss.detach()`` (safe where the accumulator stays in the function). None where a
+    helper sums what it computes itself: the fix goes into the helper."""
     value, target = event.value_node, event.target
+    if event.via and value is event.node:
+        return None
     known = evidence(facts, event.function)
     if isinstance(target, cst.Name) and not isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict)) and known.tensor(value):
         used = uses(facts, event.function, target.value)

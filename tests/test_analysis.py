@@ -4365,3 +4365,164 @@ class TestEighthRepositorySetShapes:
         whole = self.UNROLL.replace("_, meta_loss = unroller(", "out = unroller(").replace("meta_loss.backward()", "out[1].backward()")
         evidence = facts_of(whole).evidence
         assert "Unroller.__call__" in evidence.backwarded_results and "Unroller.__call__" not in evidence.backwarded_positions
+
+
+class TestHeldOutRoundEightAndMetamorphicShapes:
+    """Shapes of zoo round 8's misses and false lines, and of the metamorphic rewrites of the zoo
+    (a loop body moved into a helper, ``x += v`` written ``x = x + v``, targets unpacked from
+    ``zip``/``enumerate``) that changed a finding, in my own code."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_state_given_detached_to_the_call_that_replaces_it_is_not_carried(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.RNN(4, 8, batch_first=True)
+                    self.hidden = torch.zeros(1, 2, 8)
+
+                def fit(self, batches, opt):
+                    for x, y in batches:
+                        out, self.hidden = self.rnn(x, self.hidden.detach())
+                        loss = (out.mean() - y).pow(2)
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+        """
+        assert self.findings(src) == []
+        kept = src.replace("self.rnn(x, self.hidden.detach())", "self.rnn(x, self.hidden)")
+        assert [code for _, code, _ in self.findings(kept)] == ["TLK103"]
+
+    def test_double_backpropagation_on_an_input_is_a_cycle_zero_grad_does_not_reset(self):
+        src = """
+            import torch.nn.functional as F
+
+            def train(model, opt, loader):
+                for x, y in loader:
+                    x = x.clone().requires_grad_(True)
+                    opt.zero_grad(set_to_none=True)
+                    loss = F.cross_entropy(model(x), y)
+                    loss.backward(create_graph=True)
+                    (x.grad.pow(2).sum() * 0.1).backward()
+                    opt.step()
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(9, "TLK302")]
+        assert "x and x.grad" in found[0][2]
+        reset = src.replace("opt.step()", "opt.step()\n                    x.grad = None")
+        assert self.findings(reset) == []
+        parameters_only = src.replace("x = x.clone().requires_grad_(True)\n", "").replace("x.grad.pow(2)", "model.weight.grad.pow(2)")
+        assert self.findings(parameters_only) == []
+
+    def test_what_a_backward_divides_by_a_length_is_not_differentiated(self):
+        src = """
+            import torch
+
+            def sample(policy, n):
+                kept = []
+                for i in range(n):
+                    kept.append({"logp": policy(torch.randn(1, 4)).sum(), "t": torch.tensor(i)})
+                return kept
+
+            def update(policy, opt, n):
+                kept = sample(policy, n)
+                opt.zero_grad()
+                for entry in kept:
+                    loss = policy(torch.randn(1, 4)).sum() * entry["t"]
+                    (loss / len(kept)).backward()
+                opt.step()
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK102"]
+        # the stored graphs themselves are what the update differentiates: kept for it
+        consumed = src.replace('* entry["t"]', '* entry["logp"]')
+        assert self.findings(consumed) == []
+
+    def test_zip_and_enumerate_pair_each_target_with_its_own_iterable(self):
+        src = """
+            def pairs(weights, records):
+                for i, (w, r) in enumerate(zip(weights, records)):
+                    out = w * 2
+        """
+        facts = facts_of(src)
+        flows = function(facts, "pairs").flows_to
+        assert "w" in flows["weights"] and "r" in flows["records"]
+        assert "w" not in flows.get("records", set()) and "r" not in flows.get("weights", set())
+
+    def test_a_list_a_helper_only_appends_its_outputs_to_is_held(self):
+        src = """
+            def step(model, opt, x, y, loss_fn, outputs):
+                logits = model(x)
+                loss = loss_fn(logits, y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                outputs.append(logits)
+
+            def train(model, opt, loader, loss_fn):
+                outputs = []
+                for x, y in loader:
+                    step(model, opt, x, y, loss_fn, outputs)
+                return outputs
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK102"]
+        # a list the helper's backward differentiates is consumed
+        consumed = src.replace("loss = loss_fn(logits, y)", "outputs.append(logits)\n                loss = sum(outputs).sum()").replace(
+            "                outputs.append(logits)\n\n", "\n"
+        )
+        assert self.findings(consumed) == []
+
+    def test_a_sum_a_helper_adds_to_and_returns_is_an_accumulation(self):
+        src = """
+            import torch.nn.functional as F
+
+            def step(model, opt, x, y, total):
+                loss = F.mse_loss(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss
+                return total
+
+            def train(model, opt, loader):
+                total = 0.0
+                for x, y in loader:
+                    total = step(model, opt, x, y, total)
+                return total / len(loader)
+        """
+        facts = facts_of(src)
+        assert function(facts, "step").summary.accumulated_parameters == frozenset({4})
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK101"]
+        assert "inside step" in found[0][2]
+
+    def test_a_running_total_written_out_is_summed_and_a_state_the_loop_computes_with_is_carried(self):
+        src = """
+            import torch.nn.functional as F
+
+            def train_step(model, opt, x, y):
+                out = model(x)
+                loss = F.mse_loss(out, y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                return loss, out
+
+            def epoch(model, opt, loader, log):
+                total = 0.0
+                for i, (x, y) in enumerate(loader):
+                    s, _ = train_step(model, opt, x, y)
+                    total = total + s
+                    if i % 10 == 0:
+                        log.info("loss %s", total)
+                        total = 0.0
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
+        # read by the loop for something else than logging, it is a state like an EMA
+        state = src.replace("if i % 10 == 0:", "scale = total * 0.1\n                    if i % 10 == 0:").replace(
+            "                        total = 0.0\n", ""
+        )
+        assert [code for _, code, _ in self.findings(state)] == ["TLK103"]

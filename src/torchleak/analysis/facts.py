@@ -181,6 +181,10 @@ class CallSite:
 class GradReset(Event):
     """``optimizer.zero_grad()``, ``p.grad = None``."""
 
+    #: For ``x.grad = None``: ``x``, the one tensor reset; "" for the parameters of a model or
+    #: an optimizer (``zero_grad()``), which reset no input made to require grad.
+    tensor: str = ""
+
 
 @dataclass(eq=False)
 class Function:

@@ -1276,8 +1276,9 @@ class _Walker:
                 self.function.flows_to.setdefault(source, set()).add(target)
 
     def _data_flow(self, value_node: cst.BaseExpression, target: str) -> None:
-        """The values (not the callables computing them) of ``value_node`` flow into ``target``."""
-        for source in data_mentions(value_node):
+        """The values (not the callables computing them) of ``value_node`` that may hold a graph
+        flow into ``target``."""
+        for source in data_mentions(value_node) & self._graph_sources(value_node):
             if source != target:
                 self.function.data_flows_to.setdefault(source, set()).add(target)
 
@@ -1526,7 +1527,8 @@ class _Walker:
             if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
                 self._effect(Effect("accumulate", outside, value, self.function.name, "="))
         call = _strip_access(value_node)
-        fed = isinstance(call, cst.Call) and any(key in mentions(arg.value) for arg in call.args)
+        # (``out, self.h = self.rnn(x, self.h.detach())``: given detached, it chains nothing)
+        fed = isinstance(call, cst.Call) and any(key in mentions(arg.value, through_detach=False) for arg in call.args)
         # ``best = evaluate(model, best)`` keeps or replaces best, never builds on it
         given = self._parameters_given(call, key) if fed and isinstance(call, cst.Call) else None
         summary = self.context.applied.get(id(call)) if given else None
@@ -1557,11 +1559,12 @@ class _Walker:
         self._binding(statement, key, value, sources, fed)
         arguments = self._element_arguments(value_node, element)
         if arguments is None:
-            self._flow(mentions(value_node, through_detach=False), key)
+            self._flow(self._graph_sources(value_node), key)
         else:  # ``imgs, labels, total = step(imgs, labels, total)``: each element from its own arguments
             assert isinstance(value_node, cst.Call)
-            self._flow(mentions(value_node.func).union(*(mentions(arg, through_detach=False) for arg in arguments)), key)
-        if not isinstance(statement, (cst.For, cst.CompFor)):  # an element of a loader is data, not its output
+            self._flow(mentions(value_node.func).union(*(self._graph_sources(arg) for arg in arguments)), key)
+        # (an element of a loader is data, not its output; one of a list of attached values is not)
+        if not isinstance(statement, (cst.For, cst.CompFor)) or value.attached:
             for part in [value_node] if arguments is None else arguments:
                 self._data_flow(part, key)
         self._record_call_result(key, value_node, element)
@@ -1570,13 +1573,38 @@ class _Walker:
         if isinstance(target, cst.Attribute) and target.attr.value == "grad" and (
             isinstance(value_node, cst.Name) and value_node.value == "None"
         ):
-            self.function.grad_resets.append(GradReset(statement, self.context.next_seq(), self.loop, self.function))
+            self.function.grad_resets.append(GradReset(statement, self.context.next_seq(), self.loop, self.function, key[: -len(".grad")]))
         if key.startswith("self.") and self.function.cls is not None and key.count(".") == 1:
             self._note_attribute(key[len("self."):], value, fed, statement)
         self.env[key] = value
         if self.loops:
             self.fed_from[key] = fed_from
         self._write(key)
+
+    def _graph_sources(self, node: cst.CSTNode) -> set[str]:
+        """``mentions(node, through_detach=False)``, less what the walk knows holds no graph:
+        numbers (``len(batches)``, ``x.size(0)``) and entries of a container (``s["t"]`` of
+        ``{"t": t, "log_prob": lp}``)."""
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if type(current) is cst.Call and _is_cutting_call(current):
+                continue
+            if type(current) is cst.Subscript or type(current) is cst.Call:
+                # (a number, ``len(batches)``, or a container's entry known to hold no graph)
+                value = self.values.get(id(current))
+                if value is not None and value.detached and (
+                    value.kind is Kind.NUMBER or type(current) is cst.Subscript and value.kind is Kind.TENSOR
+                ):
+                    continue
+            if type(current) is cst.Name or type(current) is cst.Attribute:
+                key = dotted(current)
+                if key is not None:
+                    found.update(key_prefixes(key))
+                    continue
+            stack.extend(_expression_children(current))
+        return found
 
     def _element_arguments(self, value_node: cst.BaseExpression, element: Optional[int]) -> Optional[list[cst.BaseExpression]]:
         """For position ``element`` of a call's tuple result, the arguments that position is
@@ -1962,20 +1990,59 @@ class _Walker:
         if iterable.leaf and iterable.kind is Kind.CONTAINER:
             element = LEAF  # ``for p in model.parameters()``
         self._note_parameter_owners(node.iter, node.target)
-        if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
-            element = UNKNOWN
-            parts = [self.values.get(id(arg.value), UNKNOWN) for arg in node.iter.args]
-            if isinstance(node.target, cst.Tuple):
-                offset = 1 if last_identifier(node.iter.func) == "enumerate" else 0
-                values = [NUMBER] * offset + [
-                    LEAF if p.leaf and p.kind is Kind.CONTAINER else p.part() if p.attached else UNKNOWN for p in parts
-                ]
-                element = tuple_of(values) if len(values) == len(node.target.elements) else UNKNOWN
-        self._bind(node.target, node.iter, element, node)
+        pairs = self._iterated_pairs(node.target, node.iter)
+        if pairs is not None:
+            # ``for i, (adv, tr) in enumerate(zip(advantages, trajectories))``: each target
+            # from its own iterable (``adv`` holds nothing of ``trajectories``)
+            for target, source, value in pairs:
+                self._bind(target, source, value, node)
+        else:
+            if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
+                element = UNKNOWN
+            self._bind(node.target, node.iter, element, node)
         self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
             self._block(_body(node.orelse.body))
+
+    def _iterated_pairs(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression
+    ) -> Optional[list[tuple[cst.BaseExpression, cst.BaseExpression, Value]]]:
+        """(target, what it iterates, its value) for each name a ``for`` binds through ``zip``,
+        ``enumerate`` and ``.items()``, nested; None when the target does not match them."""
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(iterable, cst.Call):
+            return None
+        if any(isinstance(element, cst.StarredElement) for element in target.elements):
+            return None
+        targets = [element.value for element in target.elements]
+        args = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+        if len(args) != len(iterable.args):
+            return None
+        kind = (self.context.aliases.qualify(iterable.func) or "") if isinstance(iterable.func, cst.Name) else ""
+        if kind == "zip" and len(args) == len(targets):
+            sources = list(zip(targets, args))
+        elif kind == "enumerate" and len(targets) == 2 and args:
+            sources = [(targets[0], None), (targets[1], args[0])]
+        elif isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value == "items" and not args and len(targets) == 2:
+            sources = [(targets[0], None), (targets[1], iterable)]
+        else:
+            return None
+        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression, Value]] = []
+        for name, source in sources:
+            if source is None:
+                pairs.append((name, iterable.func, NUMBER))  # an index or a key
+                continue
+            nested = self._iterated_pairs(name, source)
+            if nested is not None:
+                pairs.extend(nested)
+                continue
+            held = self.values.get(id(source), UNKNOWN)
+            # (the values of ``d.items()`` stay symbolic in a parameter ``d``, as ``for v in d.values()``
+            # does; what ``zip`` and ``enumerate`` pair up is known attached or not at all)
+            symbolic = source is iterable and bool(held.params)
+            value = LEAF if held.leaf and held.kind is Kind.CONTAINER else held.part() if held.attached or symbolic else UNKNOWN
+            pairs.append((name, source, value))
+        return pairs
 
     def _note_parameter_owners(self, iterable: cst.BaseExpression, target: cst.BaseExpression) -> None:
         """``for ema_p, p in zip(ema.parameters(), model.parameters())``: an in-place update of
@@ -3518,10 +3585,11 @@ class _Walker:
             # accelerator.backward(loss) and self.manual_backward(loss) name the tensor as an argument
             owner_is_tensor = self.values.get(id(func.value), UNKNOWN).attached or not positional
             outputs = func.value if owner_is_tensor else positional[0]
-        output_mentions = frozenset(mentions(outputs)) if outputs is not None else frozenset()
+        # (``(loss / len(batches)).backward()`` differentiates nothing of ``batches``)
+        output_mentions = frozenset(self._graph_sources(outputs)) if outputs is not None else frozenset()
         if outputs is not None:
             roots = _backward_roots(outputs, self.context.aliases)
-            for key in data_mentions(outputs):
+            for key in data_mentions(outputs) & output_mentions:
                 self.context.observations.backward_keys.append((self.function, key, self._loop_id(), key in roots))
         event = BackwardCall(
             node,
@@ -3529,7 +3597,7 @@ class _Walker:
             self.loop,
             self.function,
             kind,
-            frozenset(mentions(node)),
+            frozenset(self._graph_sources(node)),
             output_mentions,
             keyword(node, "retain_graph") if is_true(keyword(node, "retain_graph")) else None,
             keyword(node, "create_graph") if is_true(keyword(node, "create_graph")) else None,

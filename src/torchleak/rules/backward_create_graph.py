@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, FileFacts
+from torchleak.analysis.facts import BackwardCall, FileFacts, Function
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.flow import iter_statements
 from torchleak.analysis.names import last_identifier
@@ -40,9 +40,9 @@ class BackwardCreateGraph(Rule):
     code: ClassVar[str] = "TLK302"
     name: ClassVar[str] = "backward-create-graph"
     message: ClassVar[str] = (
-        "'.backward(create_graph=True)' makes a reference cycle between each parameter and its .grad "
-        "that keeps the graph alive; use torch.autograd.grad(..., create_graph=True), or set the "
-        "grads to None after use"
+        "'.backward(create_graph=True)' makes a reference cycle between {cycle} "
+        "that keeps the graph alive; use torch.autograd.grad(..., create_graph=True), or set "
+        "{grads} to None after use"
     )
     fix_safety: ClassVar[FixSafety] = "unsafe"
     fix_rationale: ClassVar[str] = (
@@ -84,6 +84,18 @@ class BackwardCreateGraph(Rule):
                 return [p.grad for p in params]
             """,
             "torch.autograd.backward behaves the same",
+        ),
+        Flagged(
+            """
+            for x, y in loader:
+                x = x.clone().requires_grad_(True)
+                optimizer.zero_grad(set_to_none=True)
+                loss = criterion(model(x), y)
+                loss.backward(create_graph=True)  # TLK302
+                (x.grad.pow(2).sum() * 0.1).backward()
+                optimizer.step()
+            """,
+            "double backpropagation on an input: zero_grad() resets the parameters, not x.grad",
         ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
@@ -151,15 +163,33 @@ class BackwardCreateGraph(Rule):
                     continue
                 # A reset later in the step, or at the top of the next iteration of the loop around
                 # the backward, breaks the parameter/.grad cycle (measured: 0 B/iteration).
-                if any(
-                    reset.seq > call.seq or (call.loop is not None and call.loop.contains(reset.seq))
-                    for reset in function.grad_resets
-                ):
+                resets = [
+                    reset for reset in function.grad_resets
+                    if reset.seq > call.seq or (call.loop is not None and call.loop.contains(reset.seq))
+                ]
+                # ``zero_grad()`` resets parameters, not an input made to require grad whose
+                # ``.grad`` closes the same cycle (double backpropagation on ``x.requires_grad_()``)
+                inputs = _input_leaves(function, call) - {reset.tensor for reset in resets}
+                if resets and not inputs:
                     continue
-                yield Report(call.create_graph, {}, call)
+                if inputs:
+                    name = sorted(inputs)[0]
+                    fields = {"cycle": f"{name} and {name}.grad (zero_grad() resets only parameters)", "grads": f"{name}.grad"}
+                else:
+                    fields = {"cycle": "each parameter and its .grad", "grads": "the grads"}
+                yield Report(call.create_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        return zero_grad_fix(facts, report.event) if isinstance(report.event, BackwardCall) else None
+        if not isinstance(report.event, BackwardCall) or report.fields.get("grads") != "the grads":
+            return None  # (an input's .grad: zero_grad() would not break its cycle)
+        return zero_grad_fix(facts, report.event)
+
+
+def _input_leaves(function: Function, call: BackwardCall) -> set[str]:
+    """Locals made to require grad in ``function`` (``x = x.clone().requires_grad_()``) that
+    what ``call`` differentiates is computed from."""
+    sources = function.sources_of(set(call.output_mentions))
+    return {b.key for b in function.bindings if b.value.leaf and "." not in b.key and b.key in sources}
 
 
 def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:

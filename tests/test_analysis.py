@@ -4526,3 +4526,23 @@ class TestHeldOutRoundEightAndMetamorphicShapes:
             "                        total = 0.0\n", ""
         )
         assert [code for _, code, _ in self.findings(state)] == ["TLK103"]
+
+    def test_retain_graph_true_given_to_a_helper_that_passes_it_to_its_backward(self):
+        src = """
+            def optimize(optimizer, loss, retain_graph=False):
+                optimizer.zero_grad()
+                loss.backward(retain_graph=retain_graph)
+                optimizer.step()
+
+            def train(model, opt, loader):
+                for x, y in loader:
+                    loss = (model(x) - y).pow(2).mean()
+                    optimize(opt, loss, retain_graph=True)
+        """
+        assert function(facts_of(src), "optimize").summary.retain_parameter == 2
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(10, "TLK201")]
+        # a later backward through the same graph needs it
+        needed = src.replace("optimize(opt, loss, retain_graph=True)", "optimize(opt, loss, retain_graph=True)\n            loss.backward()")
+        needed = needed.replace("\n            loss.backward()", "\n                    loss.backward()")
+        assert self.findings(needed) == []
+        assert self.findings(src.replace("retain_graph=True)", "retain_graph=False)")) == []

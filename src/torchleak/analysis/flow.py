@@ -598,6 +598,18 @@ def _returned_unchanged(function: Function, definition: cst.FunctionDef, paramet
     return frozenset(found)
 
 
+def _retain_parameter(function: Function, parameters: Sequence[str]) -> Optional[int]:
+    """The position of the parameter every backward of ``function`` passes as ``retain_graph``."""
+    positions = set()
+    for call in function.backwards:
+        argument = keyword(call.node, "retain_graph") if isinstance(call.node, cst.Call) and call.kind != "call" else None
+        name = argument.value.value if argument is not None and isinstance(argument.value, cst.Name) else None
+        if name is None or name not in parameters:
+            return None
+        positions.add(parameters.index(name))
+    return positions.pop() if len(positions) == 1 else None
+
+
 def _accumulated_and_returned(function: Function, definition: cst.FunctionDef, parameters: Sequence[str]) -> frozenset[int]:
     """The positions of parameters that ``definition`` adds a graph-attached value to and
     returns bare (``total += loss`` then ``return total``, or ``return total, n``)."""
@@ -1236,6 +1248,7 @@ class _Walker:
             summary.returned_unchanged = _returned_unchanged(self.function, self.function.node, self.parameters)
             summary.attribute_flows = tuple(_attribute_flows(self.function)) if self.function.cls is not None else ()
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
+            summary.retain_parameter = _retain_parameter(self.function, self.parameters)
         if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
             per_call = [
                 {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
@@ -3074,7 +3087,10 @@ class _Walker:
                     if looked.attached or (key in bound_here and looked.state is State.UNKNOWN and self._given_as_backwarded(node, summary, callee, key)):
                         self.context.observations.backward_keys.append((self.function, key, self._loop_id(), False))
             self.function.backwards.append(
-                BackwardCall(node, self.context.next_seq(), self.loop, self.function, "call", given, given, None, None, self.statement, summary)
+                BackwardCall(
+                    node, self.context.next_seq(), self.loop, self.function, "call", given, given,
+                    self._retain_argument(node, summary), None, self.statement, summary,
+                )
             )
             self.function.backward_mentions.update(given)
         graph_arguments = frozenset(index for index, value in bound.items() if value.records_graph)
@@ -3098,6 +3114,14 @@ class _Walker:
         if summary.module and summary.runs_forward and result.attached:
             self.context.imported_forwards[id(node)] = summary
         return result
+
+    def _retain_argument(self, node: cst.Call, summary: Summary) -> Optional[cst.Arg]:
+        """``retain_graph=True`` given by keyword to a helper whose backward takes it from that
+        parameter (``optimize(opt, loss, retain_graph=True)``)."""
+        if summary.retain_parameter is None or summary.retain_parameter >= len(summary.parameters):
+            return None
+        argument = keyword(node, summary.parameters[summary.retain_parameter])
+        return argument if is_true(argument) else None
 
     def _given_as_backwarded(self, node: cst.Call, summary: Summary, callee: Function, key: str) -> bool:
         """``key`` is the argument a helper passes to its own backward (``put_gradients(total)``

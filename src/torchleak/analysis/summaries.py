@@ -93,6 +93,9 @@ class Summary:
     #: Parameter positions it adds a graph-attached value to and returns (``total += loss;
     #: return total``): ``total = step(batch, total)`` in a loop accumulates like ``total += loss``.
     accumulated_parameters: frozenset[int] = frozenset()
+    #: The parameter position its backward takes ``retain_graph`` from
+    #: (``def optimize(opt, loss, retain_graph=False): loss.backward(retain_graph=retain_graph)``).
+    retain_parameter: Optional[int] = None
 
     @property
     def key(self) -> str:
@@ -114,6 +117,7 @@ class Summary:
             "returned_unchanged": sorted(self.returned_unchanged),
             "attribute_flows": [list(flow) for flow in self.attribute_flows],
             "accumulated_parameters": sorted(self.accumulated_parameters),
+            "retain_parameter": self.retain_parameter,
         }
 
     @classmethod
@@ -128,6 +132,7 @@ class Summary:
             backward_sources=frozenset(str(key) for key in cast(list[object], data.get("backward_sources", []))),
             grad_inputs=None if data.get("grad_inputs") is None else frozenset(int(cast(int, i)) for i in cast(list[object], data["grad_inputs"])),
             returned_unchanged=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("returned_unchanged", []))),
+            retain_parameter=None if data.get("retain_parameter") is None else int(cast(int, data["retain_parameter"])),
             accumulated_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("accumulated_parameters", []))),
             attribute_flows=tuple(
                 (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))

@@ -51,7 +51,7 @@ class GAIL(PPO):
         loss_disc = loss_pi + loss_exp
         grad_pen = self.disc.gradient_penalty(states_exp, actions_exp, states, actions)
         # The penalty is a gradient itself: keep the graph for its second derivative.
-        optimize(self.optim_disc, loss_disc + self.lambda_gp * grad_pen, retain_graph=True)  # known-miss: TLK201 (optimize in utils.py calls loss.backward(retain_graph=retain_graph); nothing backwards through this graph again, the gradient penalty's create_graph=True already covers its second derivative)
+        optimize(self.optim_disc, loss_disc + self.lambda_gp * grad_pen, retain_graph=True)  # expect: TLK201 (optimize in utils.py calls loss.backward(retain_graph=retain_graph); nothing backwards through this graph again, the gradient penalty's create_graph=True already covers its second derivative)
 
         if self.learning_steps_disc % self.epoch_disc == 0:
             self.logger.add_scalar("loss/disc", loss_disc.item(), self.learning_steps)

@@ -4546,3 +4546,75 @@ class TestHeldOutRoundEightAndMetamorphicShapes:
         needed = needed.replace("\n            loss.backward()", "\n                    loss.backward()")
         assert self.findings(needed) == []
         assert self.findings(src.replace("retain_graph=True)", "retain_graph=False)")) == []
+
+    def test_extra_results_of_an_unseen_callable_given_the_model_are_not_known_attached(self):
+        src = """
+            import torch
+
+            class Trainer:
+                def __init__(self, model, scorer):
+                    self.model = model
+                    self.scorer = scorer
+                    self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+                    self.logs = []
+
+                def train_step(self, sample):
+                    loss, size, logging_output = self.scorer(self.model, sample)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.logs.append(logging_output)
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("self.logs.append(logging_output)", "self.logs.append(loss)"))] == ["TLK102"]
+
+    def test_parameters_paired_through_enumerate_and_zip_are_owned_by_their_module(self):
+        src = """
+            import torch
+
+            def update_ema(ema_model, model, decay=0.99):
+                for i, (ema_param, param) in enumerate(zip(ema_model.parameters(), model.parameters())):
+                    ema_param.mul_(decay).add_(param * (1 - decay))
+
+            def train(model, ema_model, opt, loader):
+                for x in loader:
+                    loss = model(x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    update_ema(ema_model, model)
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK103"]
+        assert self.findings(src.replace("def update_ema", "@torch.no_grad()\n            def update_ema")) == []
+
+    def test_modules_taken_with_next_from_an_iterator_run_their_forward(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class RunningNorm(nn.Module):
+                def __init__(self, features):
+                    super().__init__()
+                    self.register_buffer("running_mean", torch.zeros(features))
+
+                def forward(self, inputs):
+                    mean = inputs.mean(0)
+                    self.running_mean.mul_(0.9).add_(mean * 0.1)
+                    return inputs - mean
+
+            flow = nn.ModuleList([RunningNorm(16) for _ in range(4)])
+            optimizer = torch.optim.Adam(flow.parameters(), lr=1e-3)
+            for x in data_loader:
+                layers = iter(flow)
+                while True:
+                    try:
+                        layer = next(layers)
+                    except StopIteration:
+                        break
+                    x = layer(x)
+                optimizer.zero_grad()
+                x.pow(2).mean().backward()
+                optimizer.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK103")]
+        assert self.findings(src.replace("mean = inputs.mean(0)", "mean = inputs.mean(0).detach()")) == []

@@ -1518,6 +1518,13 @@ class _Walker:
             return
         if isinstance(target, cst.Name):
             self.local_names.add(key)
+            iterated = value_node.args[0].value if (
+                isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) and value_node.func.value in ("iter", "next")
+                and len(value_node.args) == 1 and value.kind is Kind.MODULE
+            ) else None
+            owner = dotted(iterated) if iterated is not None else None
+            if owner is not None:  # ``layer = next(layers)`` over ``iter(flow)``: one of flow's modules
+                self.module_aliases[key] = self.module_aliases.get(owner, owner)
         if value.state is State.UNKNOWN and self._is_backwarded(key):
             value = replace(value, state=State.ATTACHED)  # the file backwards it: it holds a graph
         previous = self.env.get(key)
@@ -1791,7 +1798,12 @@ class _Walker:
         if key is not None and self._lookup(key).kind in (Kind.LOSS_FUNCTION, Kind.MODULE, Kind.INSTANCE):
             return False
         name = self.context.aliases.qualify(node.func) or ""
-        return self._is_loss_call(key, last_identifier(node.func) or "", name) and not name.startswith("torch.")
+        if name.startswith("torch."):
+            return False
+        # (``self.scorer(self.model, sample)``: a callable the file does not show, given the
+        # model, runs it and computes the loss, whatever it is called)
+        given_a_module = any(self.values.get(id(arg.value), UNKNOWN).kind is Kind.MODULE for arg in node.args)
+        return given_a_module or self._is_loss_call(key, last_identifier(node.func) or "", name)
 
     def _is_loss_like(self, node: cst.BaseExpression) -> bool:
         """A loss: backwarded in this loop, or computed by a loss function."""
@@ -2060,11 +2072,8 @@ class _Walker:
     def _note_parameter_owners(self, iterable: cst.BaseExpression, target: cst.BaseExpression) -> None:
         """``for ema_p, p in zip(ema.parameters(), model.parameters())``: an in-place update of
         ``ema_p`` updates ``ema``, which outlives the loop."""
-        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
-        if isinstance(iterable, cst.Call) and last_identifier(iterable.func) == "zip" and isinstance(target, cst.Tuple):
-            pairs = [(arg.value, element.value) for arg, element in zip(iterable.args, target.elements)]
-        else:
-            pairs = [(iterable, target)]
+        iterated = self._iterated_pairs(target, iterable)  # (``enumerate(zip(...))`` too)
+        pairs = [(source, name) for name, source, _ in iterated] if iterated is not None else [(iterable, target)]
         for source, name in pairs:
             if (
                 isinstance(name, cst.Name) and isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute)
@@ -2818,6 +2827,15 @@ class _Walker:
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if isinstance(func, cst.Name) and identifier == "dict" and len(positional) == 1 and not node.args[0].keyword and positional[0].keys is not None:
             return positional[0]  # ``dict(d)``: a copy, entry by entry
+        if isinstance(func, cst.Name) and identifier in ("iter", "next") and len(positional) == 1 and positional[0].kind in (Kind.MODULE, Kind.CONTAINER):
+            # ``layers = iter(flow)`` then ``layer = next(layers)``: the iterator holds what the
+            # iterable holds, ``next`` gives one of its elements, as a ``for`` over it does
+            held = positional[0]
+            if identifier == "iter":
+                return held
+            if held.elements and all(e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in held.elements):
+                return join(*held.elements)
+            return held.part() if held.attached or held.params else UNKNOWN
         if isinstance(func, cst.Name) and identifier in vocab.PASSING_BUILTINS:
             if identifier in ("list", "tuple", "sorted", "reversed"):
                 inner = combine(*arguments) if arguments else DETACHED

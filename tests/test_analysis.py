@@ -4618,3 +4618,57 @@ class TestHeldOutRoundEightAndMetamorphicShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK103")]
         assert self.findings(src.replace("mean = inputs.mean(0)", "mean = inputs.mean(0).detach()")) == []
+
+    def test_a_forward_its_own_module_also_calls_under_no_grad_still_runs_with_grad(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Critic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 1)
+
+                def forward(self, x):
+                    return self.net(x)
+
+                def reward(self, x):
+                    with torch.no_grad():
+                        return -self.forward(x)
+
+            def train(critic, opt, loader):
+                total = 0.0
+                for x in loader:
+                    loss = critic(x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    total += loss
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
+
+    def test_a_retained_graph_a_helper_builds_afresh_is_needed_only_if_it_returns_it_to_a_backward(self):
+        src = """
+            import torch.nn as nn
+
+            def optimize(optimizer, loss, retain_graph=False):
+                optimizer.zero_grad()
+                loss.backward(retain_graph=retain_graph)
+                optimizer.step()
+
+            class Learner:
+                def __init__(self):
+                    self.disc = nn.Linear(4, 1)
+                    self.actor = nn.Linear(4, 1)
+
+                def update_disc(self, x, opt):
+                    loss = self.disc(x).pow(2).mean()
+                    optimize(opt, loss, retain_graph=True)
+                    return loss.item()
+
+                def update(self, batches, opt_d, opt_a):
+                    for x in batches:
+                        self.update_disc(x, opt_d)
+                        optimize(opt_a, self.actor(x).mean())
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(16, "TLK201")]

@@ -2253,6 +2253,10 @@ class _Walker:
         # resolution) or through a receiver whose class the walk knows (the evidence's).
         callee_key = f"{cls}.{name}" if cls else name
         called_without_grad = callee_key in self.context.no_grad_callees or callee_key in self.context.evidence.called_without_grad
+        if name == "forward" and cls is not None and cls in self.context.classes and self.context.classes[cls].is_module:
+            # a module's forward runs at every call of the module, not only where ``self.forward(...)``
+            # is written (GAIL's discriminator calls it itself under no_grad to compute rewards)
+            called_without_grad = False
         # Lightning runs ``validation_step`` without grad; a loop of the project that calls it
         # itself, with grad, does not (a hand-rolled trainer over a plain nn.Module)
         framework_no_grad = name in vocab.NO_GRAD_METHODS and not self._called_with_grad(f"{cls}.{name}" if cls else name)

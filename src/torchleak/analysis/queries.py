@@ -658,6 +658,12 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
     attached = attached_attributes(facts, function.cls)
     differentiated = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
     mine = {key for key in differentiated if key in attached}
+    if not mine and function.summary.runs_forward and not any(key in attached for key in function.derived_from(differentiated)):
+        # a graph the helper builds afresh from its own forward, kept in no attribute: a later
+        # backward of a caller reaches it only through what the helper returns to it
+        returns = function.returns
+        holds_graph = returns.attached or any(element.attached for element in returns.elements or ())
+        return holds_graph and _result_backwarded(facts, function)
     for site in sites:
         for other in site.function.backwards:
             if other.seq <= site.seq or (site.loop is not None and not site.loop.contains(other.seq)):

@@ -31,7 +31,7 @@ class GAIL(PPO):
             # Samples from expert's demonstrations.
             states_exp, actions_exp = self.buffer_exp.sample(self.batch_size)
             # Update discriminator.
-            loss_disc_sum += self.update_disc(states, actions, states_exp, actions_exp)  # known-miss: TLK101 (update_disc returns loss_disc, still attached after optimize in utils.py ran its backward, so the sum holds every discriminator minibatch's graph until update() returns its .item(); ikostrikov's gail.py adds (gail_loss + grad_pen).item())
+            loss_disc_sum += self.update_disc(states, actions, states_exp, actions_exp)  # expect: TLK101 (update_disc returns loss_disc, still attached after optimize in utils.py ran its backward, so the sum holds every discriminator minibatch's graph until update() returns its .item(); ikostrikov's gail.py adds (gail_loss + grad_pen).item())
 
         # We don't use reward signals here,
         states, actions, _, dones, log_pis, next_states = self.buffer.get()

@@ -74,7 +74,7 @@ class Trainer:
             done = False
             while not done:
                 action = self.algo.exploit(state)
-                expert_likeness.append(self.algo.disc_score(state, action))  # known-miss: TLK102 (the evaluation loop runs without no_grad; GAIL.disc_score in gail.py returns sigmoid of the discriminator's output, attached to its parameters, and the list keeps every step's graph until the episode loop ends)
+                expert_likeness.append(self.algo.disc_score(state, action))  # expect: TLK102 (the evaluation loop runs without no_grad; GAIL.disc_score in gail.py returns sigmoid of the discriminator's output, attached to its parameters, and the list keeps every step's graph until the episode loop ends)
                 state, reward, done = self.env_test.step(action)
                 episode_return += reward
             mean_return += episode_return / self.num_eval_episodes

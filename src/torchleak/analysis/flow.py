@@ -146,30 +146,54 @@ _LEAF_EXPRESSIONS = frozenset({cst.Integer, cst.Float, cst.SimpleString, cst.Ell
 
 
 def _child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The nodes ``node.children`` holds (in another order), read straight from the node's fields:
-    ``children`` runs libcst's visitor machinery on every node, about five times slower, which
-    made the walks of loop bodies the largest part of the analysis."""
-    names = _NODE_FIELDS.get(type(node))
+    """The nodes ``node.children`` holds (in another order), less whitespace, comments,
+    punctuation and operators, read straight from the node's fields: ``children`` runs
+    libcst's visitor machinery on every node, about five times slower, which made the walks of
+    loop bodies the largest part of the analysis. Tokens are more than half of a tree's nodes
+    and hold no expression or statement, so leaving them out changes nothing for the callers."""
+    kind = type(node)
+    names = _NODE_FIELDS.get(kind)
     if names is None:
-        names = _NODE_FIELDS[type(node)] = tuple(each.name for each in fields(node))
+        names = _NODE_FIELDS[kind] = tuple(each.name for each in fields(node))
     found: list[cst.CSTNode] = []
     for name in names:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            found.extend(item for item in value if isinstance(item, cst.CSTNode))
+            for item in value:
+                what = _NODE_KIND.get(type(item))
+                if what is None:
+                    what = _node_kind(type(item))
+                if what == 1:
+                    found.append(item)
         else:
-            is_node = _IS_NODE.get(kind)
-            if is_node is None:
-                is_node = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
-            if is_node:
+            what = _NODE_KIND.get(kind)
+            if what is None:
+                what = _node_kind(kind)
+            if what == 1:
                 found.append(value)
     return found
 
 
-#: Per libcst class: its fields, and whether it is a node (memoised: both checks are slow).
+#: libcst's classes that hold no expression or statement: whitespace, comments, punctuation, operators.
+_TOKEN_CLASSES: Final = (
+    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline,
+    cst.Comma, cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
+)
+
+
+def _node_kind(kind: type) -> int:
+    """0: not a node; 1: a node ``subtree`` visits; 2: a token it skips (memoised per class:
+    libcst's classes are ABCs, whose ``issubclass`` is slow)."""
+    what = _NODE_KIND[kind] = 0 if not issubclass(kind, cst.CSTNode) else 2 if issubclass(kind, _TOKEN_CLASSES) else 1
+    return what
+
+
+#: Per libcst class: its fields, and what ``_node_kind`` says of it (memoised: both are slow).
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
-_IS_NODE: dict[type, bool] = {}
+_NODE_KIND: dict[type, int] = {}
 
 
 def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
@@ -347,7 +371,8 @@ def _binds_self(node: cst.Call, summary: Summary) -> bool:
 
 
 def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """``node`` and every node under it (statements and nested functions included)."""
+    """``node`` and every node under it (statements and nested functions included), less the
+    whitespace, comments, punctuation and operators under it."""
     stack = [node]
     while stack:
         current = stack.pop()

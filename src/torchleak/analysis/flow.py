@@ -396,14 +396,40 @@ _GENERIC_MEMBERS: Final = (
 )
 
 
-def _attributes_read(definition: cst.FunctionDef) -> dict[str, set[str]]:
-    """The attributes a function reads on each plain name (``model.layers``, ``model.sample()``,
-    ``self.hidden``), in one walk of its body."""
-    found: dict[str, set[str]] = {}
-    for current in subtree(definition.body):
-        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name):
-            found.setdefault(current.value.value, set()).add(current.attr.value)
-    return found
+class _Body:
+    """What one walk of a function's body (nested functions included) finds: the attributes it
+    reads on each plain name (``model.layers``, ``model.sample()``, ``self.hidden``), its calls,
+    and the plain names it calls (``model(x)`` calls ``model``)."""
+
+    __slots__ = ("attributes_read", "calls", "names_called")
+
+    def __init__(self, definition: cst.FunctionDef) -> None:
+        attributes: dict[str, set[str]] = {}
+        calls: list[cst.Call] = []
+        for current in subtree(definition.body):
+            kind = type(current)
+            if kind is cst.Attribute:
+                if type(current.value) is cst.Name:
+                    attributes.setdefault(current.value.value, set()).add(current.attr.value)
+            elif kind is cst.Call:
+                calls.append(current)
+        self.attributes_read = attributes
+        self.calls = calls
+        self.names_called = frozenset(call.func.value for call in calls if type(call.func) is cst.Name)
+
+
+class _Bodies:
+    """``_Body`` per function definition, computed once and shared by the walks of one file
+    (keyed by ``id``: the tree outlives them)."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, _Body] = {}
+
+    def __call__(self, definition: cst.FunctionDef) -> _Body:
+        found = self._found.get(id(definition))
+        if found is None:
+            found = self._found[id(definition)] = _Body(definition)
+        return found
 
 
 def _annotated_class(param: cst.Param) -> str:
@@ -779,7 +805,8 @@ class _FileContext:
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
     _members: dict[str, frozenset[str]] = field(default_factory=dict)
-    _names_called: dict[int, frozenset[str]] = field(default_factory=dict)
+    #: What each function's body holds, shared with the file's other walks.
+    bodies: _Bodies = field(default_factory=_Bodies)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -804,19 +831,13 @@ class _FileContext:
                 names.update(info.methods)
                 names.update(info.class_attributes)
                 for method in info.methods.values():
-                    names.update(_attributes_read(method).get("self", ()))
+                    names.update(self.bodies(method).attributes_read.get("self", ()))
             found = self._members[name] = frozenset(names)
         return found
 
     def names_called(self, definition: cst.FunctionDef) -> frozenset[str]:
         """The plain names a function calls (``model(x)`` calls ``model``), once per definition."""
-        found = self._names_called.get(id(definition))
-        if found is None:
-            found = self._names_called[id(definition)] = frozenset(
-                current.func.value for current in subtree(definition.body)
-                if isinstance(current, cst.Call) and isinstance(current.func, cst.Name)
-            )
-        return found
+        return self.bodies(definition).names_called
 
     def class_by_members(self, read: set[str]) -> Optional[str]:
         """The one class of the file whose members include every name in ``read`` (structural
@@ -853,7 +874,7 @@ class _FileContext:
             method = self.method(cls, stack.pop())
             if method is None:
                 continue
-            for call in _calls_in_statements(method):
+            for call in self.bodies(method).calls:
                 func = call.func
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
                     name = func.attr.value
@@ -921,13 +942,14 @@ def analyse(
         externals = externals_for(module, settings)
     externals = externals if externals is not None else Externals()
     evidence = Evidence()
-    facts = _walk(module, settings, no_grad_callees, evidence, externals)
+    bodies = _Bodies()
+    facts = _walk(module, settings, no_grad_callees, evidence, externals, bodies)
     for _ in range(2):
         learned = _evidence(facts, evidence)
         if learned.size() == evidence.size():
             break
         evidence = learned
-        facts = _walk(module, settings, no_grad_callees, evidence, externals)
+        facts = _walk(module, settings, no_grad_callees, evidence, externals, bodies)
     facts.evidence = _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
     facts.externals = externals
@@ -935,7 +957,8 @@ def analyse(
 
 
 def _walk(
-    module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence, externals: Externals
+    module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence, externals: Externals,
+    bodies: Optional[_Bodies] = None,
 ) -> FileFacts:
     statements = list(iter_statements(module.body))
     context = _FileContext(
@@ -945,6 +968,7 @@ def _walk(
         facts=FileFacts(module),
         evidence=evidence,
         externals=externals,
+        bodies=bodies if bodies is not None else _Bodies(),
     )
     context.no_grad_callees = set(no_grad_callees)
     for top in module.body:
@@ -2064,7 +2088,7 @@ class _Walker:
             if not self.context.classes:
                 return None
             if reads is None:
-                reads = _attributes_read(node)
+                reads = self.context.bodies(node).attributes_read
             return self.context.class_by_members(reads.get(key, set()))
 
         for index, param in enumerate(params):
@@ -3506,11 +3530,6 @@ def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
         ):
             return set().union(*(_backward_roots(arg.value, aliases) for arg in node.args))
     return set()
-
-
-def _calls_in_statements(function: cst.FunctionDef) -> Iterator[cst.Call]:
-    """Every call in a function's body (nested functions included)."""
-    return (node for node in subtree(function.body) if isinstance(node, cst.Call))
 
 
 def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:

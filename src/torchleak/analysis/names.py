@@ -29,9 +29,9 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
 
 def last_identifier(node: cst.BaseExpression) -> Optional[str]:
     """The identifier a callee is known by: ``model`` for ``self.model``, ``net`` for ``net``."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value
     return None
 
@@ -49,23 +49,23 @@ class ImportAliases:
             self.add(statement)
 
     def add(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Import):
+        if type(node) is cst.Import:
             for alias in node.names:
                 full = _module_name(alias.name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
                     self._aliases[alias.asname.name.value] = full
                 else:
                     # `import torch.nn` binds `torch`, which then qualifies to itself.
                     root = full.split(".")[0]
                     self._aliases.setdefault(root, root)
-        elif isinstance(node, cst.ImportFrom) and node.relative == () and node.module is not None:
+        elif type(node) is cst.ImportFrom and node.relative == () and node.module is not None:
             module = _module_name(node.module)
             if isinstance(node.names, cst.ImportStar):
                 return
             for alias in node.names:
                 imported = _module_name(alias.name)
                 local = imported
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
                     local = alias.asname.name.value
                 self._aliases[local] = f"{module}.{imported}"
 

@@ -16,6 +16,7 @@ a call it cannot classify yields an unknown value, which no rule reports.
 from __future__ import annotations
 
 import ast
+import typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Optional, Union
@@ -154,7 +155,7 @@ def _child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     kind = type(node)
     names = _NODE_FIELDS.get(kind)
     if names is None:
-        names = _NODE_FIELDS[kind] = tuple(each.name for each in fields(node))
+        names = _NODE_FIELDS[kind] = tuple(each.name for each in fields(node) if not _holds_only_tokens(each.type))
     found: list[cst.CSTNode] = []
     for name in names:
         value = getattr(node, name)
@@ -182,6 +183,20 @@ _TOKEN_CLASSES: Final = (
     cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
     cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
 )
+
+
+def _holds_only_tokens(annotation: object) -> bool:
+    """A field's declared type admits only tokens, strings and sentinels (``lpar``,
+    ``whitespace_after_func``, ``comma``): ``_child_nodes`` need not read it. Anything else,
+    a forward reference included, is read."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, cst.CSTNode) or issubclass(annotation, _TOKEN_CLASSES)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Union or origin is Sequence:
+        return all(_holds_only_tokens(argument) for argument in typing.get_args(annotation))
+    return False
 
 
 def _node_kind(kind: type) -> int:
@@ -380,9 +395,10 @@ def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(_child_nodes(current))
 
 
-def _builds_or_is_unused(method: str, callers: set[tuple[str, str]]) -> bool:
-    """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``)."""
-    found = {caller.rsplit(".", 1)[-1] for callee, caller in callers if callee == method}
+def _builds_or_is_unused(callers: frozenset[str]) -> bool:
+    """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``):
+    ``callers`` are the functions of the file that call the method."""
+    found = {caller.rsplit(".", 1)[-1] for caller in callers}
     # ``forward`` of a subclass calling the base class's ``_forward_gru``: one forward pass.
     return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters", "forward", "__call__"}
 
@@ -806,6 +822,8 @@ class _FileContext:
     _members: dict[str, frozenset[str]] = field(default_factory=dict)
     #: What each function's body holds, shared with the file's other walks.
     bodies: _Bodies = field(default_factory=_Bodies)
+    _callers_of: Optional[dict[str, frozenset[str]]] = None
+    _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -833,6 +851,27 @@ class _FileContext:
                     names.update(self.bodies(method).attributes_read.get("self", ()))
             found = self._members[name] = frozenset(names)
         return found
+
+    def callers_of(self, qualified: str) -> frozenset[str]:
+        """The functions of the file that the evidence says call ``qualified`` (indexed once:
+        the evidence does not change during a walk)."""
+        if self._callers_of is None:
+            index: dict[str, set[str]] = {}
+            for callee, caller in self.evidence.callers:
+                index.setdefault(callee, set()).add(caller)
+            self._callers_of = {callee: frozenset(callers) for callee, callers in index.items()}
+        return self._callers_of.get(qualified, frozenset())
+
+    def methods_named(self, method: str) -> list[cst.FunctionDef]:
+        """The definitions of ``method`` in the file's classes, in the classes' order (indexed
+        once: the classes are all known before the walk starts)."""
+        if self._methods_named is None:
+            index: dict[str, list[cst.FunctionDef]] = {}
+            for info in self.classes.values():
+                for name, definition in info.methods.items():
+                    index.setdefault(name, []).append(definition)
+            self._methods_named = index
+        return self._methods_named.get(method, [])
 
     def names_called(self, definition: cst.FunctionDef) -> frozenset[str]:
         """The plain names a function calls (``model(x)`` calls ``model``), once per definition."""
@@ -1167,7 +1206,7 @@ class _Walker:
                 name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
                 or name in context.evidence.backwarded_results
                 or (
-                    _builds_or_is_unused(name, context.evidence.callers)
+                    _builds_or_is_unused(context.callers_of(name))
                     and (
                         name not in context.externals.called_with_grad_by_importers
                         or name in context.externals.backwarded_by_importers
@@ -2062,7 +2101,7 @@ class _Walker:
             bases = {base.rsplit(".", 1)[-1] for info in self.context.class_chain(cls) for base in info.bases}
             no_grad = no_grad or any(base.endswith(vocab.FRAMEWORK_NO_GRAD_METHODS[name]) for base in bases)
         qualified_name = f"{cls}.{name}" if cls else name
-        callers = {caller for callee, caller in self.context.evidence.callers if callee == qualified_name}
+        callers = self.context.callers_of(qualified_name)
         if callers and callers <= self.context.evidence.no_grad_functions:
             no_grad = True  # every caller in the file runs without grad
         per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods
@@ -2126,7 +2165,7 @@ class _Walker:
         if qualified in self.context.externals.called_with_grad_by_importers:
             return True
         evidence = self.context.evidence
-        callers = {caller for callee, caller in evidence.callers if callee == qualified}
+        callers = self.context.callers_of(qualified)
         return bool(callers - evidence.no_grad_functions) and qualified not in evidence.called_without_grad
 
     def _record_called_arguments(self, key: str, call: cst.Call, definition: cst.FunctionDef) -> None:
@@ -2444,7 +2483,7 @@ class _Walker:
         if owner.kind in (Kind.UNKNOWN, Kind.MODULE) and (dotted(func.value) is not None or _element_owner(func.value) is not None):
             # An object whose class the file does not show: a method defined by exactly one class
             # of the file, with effects (``meter.update``, ``self.meters[k].update``), is that class's.
-            candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
+            candidates = self.context.methods_named(method)
             # (an abstract base's stub beside one implementation: ``Callback.on_train_batch_end``)
             implemented = [candidate for candidate in candidates if not _is_stub(candidate)]
             if len(implemented) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
@@ -2515,7 +2554,7 @@ class _Walker:
         ):
             # ``dec_state.detach()`` as a statement: a no-op on a tensor, so the object is one of the
             # file's classes whose own ``detach`` replaces its state (the one class defining it)
-            implemented = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
+            implemented = self.context.methods_named(method)
             if len(implemented) == 1:
                 return self._apply_summary(node, implemented[0], receiver, arguments)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
@@ -2823,7 +2862,7 @@ class _Walker:
             # An object whose class the file does not show: a method only one imported class
             # defines, with effects (``meter.update``), is that class's (as for the file's own).
             name = func.attr.value
-            if name.startswith("__") or name in _COMMON_METHODS or any(name in info.methods for info in self.context.classes.values()):
+            if name.startswith("__") or name in _COMMON_METHODS or self.context.methods_named(name):
                 return None
             candidates = self.context.externals.methods_named(name)
             if len(candidates) == 1 and candidates[0].effects:

@@ -23,6 +23,7 @@ from typing import Any, Final, Optional, Union
 
 import libcst as cst
 
+from torchleak.analysis import memo
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import (
     CallSite,
@@ -214,7 +215,21 @@ _NODE_KIND: dict[type, int] = {}
 def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
     """The dotted names (and their prefixes) an expression reads, without side effects; with
     ``through_detach=False``, not what it reads only through ``.detach()``/``.item()`` (no
-    graph flows from those into the result)."""
+    graph flows from those into the result). A new set at each call (callers add to it)."""
+    if not memo.depth:
+        return _mentions(node, through_detach)
+    cache = _MENTIONS if through_detach else _MENTIONS_CUT
+    entry = cache.get(id(node))
+    if entry is None or entry[0] is not node:
+        entry = cache[id(node)] = (node, frozenset(_mentions(node, through_detach)))
+    return set(entry[1])
+
+
+_MENTIONS = memo.node_cache()
+_MENTIONS_CUT = memo.node_cache()
+
+
+def _mentions(node: cst.CSTNode, through_detach: bool) -> set[str]:
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
@@ -604,7 +619,20 @@ def _graph_mentions(node: cst.CSTNode) -> set[str]:
 
 def data_mentions(node: cst.CSTNode) -> set[str]:
     """The dotted names an expression computes from, leaving out the callables it calls:
-    ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``."""
+    ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``.
+    A new set at each call (callers add to it)."""
+    if not memo.depth:
+        return _data_mentions(node)
+    entry = _DATA_MENTIONS.get(id(node))
+    if entry is None or entry[0] is not node:
+        entry = _DATA_MENTIONS[id(node)] = (node, frozenset(_data_mentions(node)))
+    return set(entry[1])
+
+
+_DATA_MENTIONS = memo.node_cache()
+
+
+def _data_mentions(node: cst.CSTNode) -> set[str]:
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
@@ -972,6 +1000,13 @@ def analyse(
     ``externals`` are the summaries of what the file imports from its project; without them,
     ``settings.origin`` (where the file lives) lets the project index find them.
     """
+    with memo.analysing():
+        return _analyse(module, settings, no_grad_callees, externals)
+
+
+def _analyse(
+    module: cst.Module, settings: Settings, no_grad_callees: Optional[frozenset[str]], externals: Optional[Externals]
+) -> FileFacts:
     if no_grad_callees is None:
         no_grad_callees = called_under_no_grad(ast.parse(module.code))
     if externals is None and settings.origin is not None:

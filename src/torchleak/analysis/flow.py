@@ -448,17 +448,26 @@ class _Body:
         self.names_called = frozenset(call.func.value for call in calls if type(call.func) is cst.Name)
 
 
-class _Bodies:
-    """``_Body`` per function definition, computed once and shared by the walks of one file
-    (keyed by ``id``: the tree outlives them)."""
+class _FileIndex:
+    """What does not change from one walk of a file to the next, computed once per file: every
+    statement of the module (nested bodies included, in order), the top-level statement that
+    holds each function definition, and ``_Body`` per definition (keyed by ``id``: the tree
+    outlives the walks)."""
 
-    def __init__(self) -> None:
-        self._found: dict[int, _Body] = {}
+    def __init__(self, module: cst.Module) -> None:
+        self.statements: list[cst.CSTNode] = []
+        self.def_tops: dict[int, cst.CSTNode] = {}
+        for top in module.body:
+            for nested in iter_statements([top]):  # the order of ``iter_statements(module.body)``
+                self.statements.append(nested)
+                if type(nested) is cst.FunctionDef:
+                    self.def_tops[id(nested)] = top
+        self._bodies: dict[int, _Body] = {}
 
-    def __call__(self, definition: cst.FunctionDef) -> _Body:
-        found = self._found.get(id(definition))
+    def body(self, definition: cst.FunctionDef) -> _Body:
+        found = self._bodies.get(id(definition))
         if found is None:
-            found = self._found[id(definition)] = _Body(definition)
+            found = self._bodies[id(definition)] = _Body(definition)
         return found
 
 
@@ -849,8 +858,9 @@ class _FileContext:
     _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
     _members: dict[str, frozenset[str]] = field(default_factory=dict)
     #: What each function's body holds, shared with the file's other walks.
-    bodies: _Bodies = field(default_factory=_Bodies)
+    index: Optional[_FileIndex] = None
     _callers_of: Optional[dict[str, frozenset[str]]] = None
+    _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
@@ -876,7 +886,7 @@ class _FileContext:
                 names.update(info.methods)
                 names.update(info.class_attributes)
                 for method in info.methods.values():
-                    names.update(self.bodies(method).attributes_read.get("self", ()))
+                    names.update(self.body(method).attributes_read.get("self", ()))
             found = self._members[name] = frozenset(names)
         return found
 
@@ -890,6 +900,16 @@ class _FileContext:
             self._callers_of = {callee: frozenset(callers) for callee, callers in index.items()}
         return self._callers_of.get(qualified, frozenset())
 
+    def argument_classes(self, function: str, position: int) -> set[str]:
+        """The classes of the file the evidence says calls pass to ``function`` at ``position``
+        (indexed once: the evidence does not change during a walk)."""
+        if self._argument_classes is None:
+            index: dict[tuple[str, int], set[str]] = {}
+            for name, at, cls in self.evidence.argument_classes:
+                index.setdefault((name, at), set()).add(cls)
+            self._argument_classes = index
+        return self._argument_classes.get((function, position), set())
+
     def methods_named(self, method: str) -> list[cst.FunctionDef]:
         """The definitions of ``method`` in the file's classes, in the classes' order (indexed
         once: the classes are all known before the walk starts)."""
@@ -901,9 +921,13 @@ class _FileContext:
             self._methods_named = index
         return self._methods_named.get(method, [])
 
+    def body(self, definition: cst.FunctionDef) -> _Body:
+        assert self.index is not None
+        return self.index.body(definition)
+
     def names_called(self, definition: cst.FunctionDef) -> frozenset[str]:
         """The plain names a function calls (``model(x)`` calls ``model``), once per definition."""
-        return self.bodies(definition).names_called
+        return self.body(definition).names_called
 
     def class_by_members(self, read: set[str]) -> Optional[str]:
         """The one class of the file whose members include every name in ``read`` (structural
@@ -940,7 +964,7 @@ class _FileContext:
             method = self.method(cls, stack.pop())
             if method is None:
                 continue
-            for call in self.bodies(method).calls:
+            for call in self.body(method).calls:
                 func = call.func
                 if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
                     name = func.attr.value
@@ -1015,14 +1039,14 @@ def _analyse(
         externals = externals_for(module, settings)
     externals = externals if externals is not None else Externals()
     evidence = Evidence()
-    bodies = _Bodies()
-    facts = _walk(module, settings, no_grad_callees, evidence, externals, bodies)
+    index = _FileIndex(module)
+    facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
     for _ in range(2):
         learned = _evidence(facts, evidence)
         if learned.size() == evidence.size():
             break
         evidence = learned
-        facts = _walk(module, settings, no_grad_callees, evidence, externals, bodies)
+        facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
     facts.evidence = _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
     facts.externals = externals
@@ -1031,9 +1055,11 @@ def _analyse(
 
 def _walk(
     module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence, externals: Externals,
-    bodies: Optional[_Bodies] = None,
+    index: Optional[_FileIndex] = None,
 ) -> FileFacts:
-    statements = list(iter_statements(module.body))
+    if index is None:
+        index = _FileIndex(module)
+    statements = index.statements
     context = _FileContext(
         module=module,
         settings=settings,
@@ -1041,13 +1067,10 @@ def _walk(
         facts=FileFacts(module),
         evidence=evidence,
         externals=externals,
-        bodies=bodies if bodies is not None else _Bodies(),
+        index=index,
     )
     context.no_grad_callees = set(no_grad_callees)
-    for top in module.body:
-        for nested in iter_statements([top]):
-            if type(nested) is cst.FunctionDef:
-                context.def_tops[id(nested)] = top
+    context.def_tops = index.def_tops
     for statement in statements:
         if type(statement) is cst.ClassDef:
             bases = [dotted(base.value) or "" for base in statement.bases if base.keyword is None]
@@ -1344,6 +1367,8 @@ class _Walker:
         if key is None:
             return False
         modules = self.context.evidence.modules
+        if not modules:
+            return False  # (the first walk: no evidence yet)
         return any(scoped in modules for scoped in self._evidence_keys(key))
 
     def _loop_id(self) -> int:
@@ -1352,6 +1377,8 @@ class _Walker:
     def _is_backwarded(self, key: str) -> bool:
         """A backward in the same loop (or, outside loops, the same function) differentiates it."""
         backwarded = self.context.evidence.backwarded
+        if not backwarded:
+            return False  # (the first walk: no evidence yet)
         loop = self._loop_id()
         return any((*scoped, loop) in backwarded for scoped in self._evidence_keys(key))
 
@@ -2085,7 +2112,7 @@ class _Walker:
 
     def _argument_class(self, function: str, index: int) -> Optional[str]:
         """The class every call in the file passes at ``index`` (None if they differ)."""
-        classes = {cls for name, position, cls in self.context.evidence.argument_classes if name == function and position == index}
+        classes = self.context.argument_classes(function, index)
         return next(iter(classes)) if len(classes) == 1 else None
 
     def _instance_of(self, name: Optional[str]) -> Optional[Value]:
@@ -2161,7 +2188,7 @@ class _Walker:
             if not self.context.classes:
                 return None
             if reads is None:
-                reads = self.context.bodies(node).attributes_read
+                reads = self.context.body(node).attributes_read
             return self.context.class_by_members(reads.get(key, set()))
 
         for index, param in enumerate(params):

@@ -860,6 +860,8 @@ class _FileContext:
     #: What each function's body holds, shared with the file's other walks.
     index: Optional[_FileIndex] = None
     _callers_of: Optional[dict[str, frozenset[str]]] = None
+    #: False when the externals are known to be empty (no project): nothing resolves to them.
+    imports_from_project: bool = True
     _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     in_progress: set[int] = field(default_factory=set)
@@ -1041,13 +1043,15 @@ def _analyse(
     evidence = Evidence()
     index = _FileIndex(module)
     facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
+    final: Optional[Evidence] = None
     for _ in range(2):
         learned = _evidence(facts, evidence)
         if learned.size() == evidence.size():
+            final = learned  # what ``_evidence(facts, evidence)`` gives again
             break
         evidence = learned
         facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
-    facts.evidence = _evidence(facts, evidence)
+    facts.evidence = final if final is not None else _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
     facts.externals = externals
     return facts
@@ -1071,6 +1075,7 @@ def _walk(
     )
     context.no_grad_callees = set(no_grad_callees)
     context.def_tops = index.def_tops
+    context.imports_from_project = not (type(externals) is Externals and not externals.names and not externals.classes)
     for statement in statements:
         if type(statement) is cst.ClassDef:
             bases = [dotted(base.value) or "" for base in statement.bases if base.keyword is None]
@@ -2899,6 +2904,8 @@ class _Walker:
 
     def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
         """The function, method or class of another module of the project that a callee names."""
+        if not self.context.imports_from_project:
+            return None  # (every look-up below would find nothing)
         if type(func) is cst.Attribute and _is_super(func.value):
             # ``super().generate(...)`` in a class whose base another module defines
             # (Whisper's mixin on ``GenerationMixin``, whose ``generate`` runs without grad).

@@ -451,8 +451,8 @@ class _Body:
 class _FileIndex:
     """What does not change from one walk of a file to the next, computed once per file: every
     statement of the module (nested bodies included, in order), the top-level statement that
-    holds each function definition, and ``_Body`` per definition (keyed by ``id``: the tree
-    outlives the walks)."""
+    holds each function definition, the import aliases, and ``_Body`` per definition (keyed by
+    ``id``: the tree outlives the walks)."""
 
     def __init__(self, module: cst.Module) -> None:
         self.statements: list[cst.CSTNode] = []
@@ -463,6 +463,7 @@ class _FileIndex:
                 if type(nested) is cst.FunctionDef:
                     self.def_tops[id(nested)] = top
         self._bodies: dict[int, _Body] = {}
+        self.aliases = ImportAliases(s for s in self.statements if type(s) is cst.Import or type(s) is cst.ImportFrom)
 
     def body(self, definition: cst.FunctionDef) -> _Body:
         found = self._bodies.get(id(definition))
@@ -1067,7 +1068,7 @@ def _walk(
     context = _FileContext(
         module=module,
         settings=settings,
-        aliases=ImportAliases(s for s in statements if (type(s) is cst.Import or type(s) is cst.ImportFrom)),
+        aliases=index.aliases,
         facts=FileFacts(module),
         evidence=evidence,
         externals=externals,

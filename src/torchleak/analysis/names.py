@@ -60,10 +60,14 @@ class ImportAliases:
 
     def __init__(self, statements: Iterable[cst.CSTNode]) -> None:
         self._aliases: dict[str, str] = {}
+        #: ``qualify``'s answers, by ``id`` of the node (kept with it: an id is reused only
+        #: after its node dies); emptied by ``add``.
+        self._qualified: dict[int, tuple[cst.BaseExpression, Optional[str]]] = {}
         for statement in statements:
             self.add(statement)
 
     def add(self, node: cst.CSTNode) -> None:
+        self._qualified.clear()
         if type(node) is cst.Import:
             for alias in node.names:
                 full = _module_name(alias.name)
@@ -90,6 +94,14 @@ class ImportAliases:
 
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         """The qualified dotted name of ``node``; names no import binds are returned as written."""
+        entry = self._qualified.get(id(node))
+        if entry is not None and entry[0] is node:
+            return entry[1]
+        found = self._qualify(node)
+        self._qualified[id(node)] = (node, found)
+        return found
+
+    def _qualify(self, node: cst.BaseExpression) -> Optional[str]:
         name = dotted(node)
         if name is None:
             return None

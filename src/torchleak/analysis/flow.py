@@ -407,7 +407,8 @@ def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(_child_nodes(current))
+        if type(current) is not cst.Name:  # (a name holds only tokens)
+            stack.extend(_child_nodes(current))
 
 
 def _builds_or_is_unused(callers: frozenset[str]) -> bool:
@@ -437,12 +438,17 @@ class _Body:
     def __init__(self, definition: cst.FunctionDef) -> None:
         attributes: dict[str, set[str]] = {}
         calls: list[cst.Call] = []
-        for current in subtree(definition.body):
+        stack: list[cst.CSTNode] = [definition.body]
+        while stack:  # ``subtree``'s order, without its generator (a third of a tree is names)
+            current = stack.pop()
+            if type(current) is cst.Name:
+                continue
             if type(current) is cst.Attribute:
                 if type(current.value) is cst.Name:
                     attributes.setdefault(current.value.value, set()).add(current.attr.value)
             elif type(current) is cst.Call:
                 calls.append(current)
+            stack.extend(_child_nodes(current))
         self.attributes_read = attributes
         self.calls = calls
         self.names_called = frozenset(call.func.value for call in calls if type(call.func) is cst.Name)

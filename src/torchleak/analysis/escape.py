@@ -218,7 +218,7 @@ class _UseWalker:
     def _argument(self, arg: cst.Arg) -> Optional[cst.Call]:
         """The call to go on climbing from when its result is computed from the argument."""
         call = self.parents.get(id(arg))
-        if not type(call) is cst.Call:
+        if type(call) is not cst.Call:
             self.escape()
             return None
         name = dotted(call.func) or ""

@@ -264,7 +264,7 @@ def _indexes_own_modules(loop: cst.For) -> bool:
     targets = mentions(loop.target)
 
     def own_module(node: cst.BaseExpression) -> bool:
-        if not type(node) is cst.Subscript or not node.slice:
+        if type(node) is not cst.Subscript or not node.slice:
             return False
         owner = dotted(node.value)
         return owner is not None and owner.startswith("self.") and bool(mentions(node.slice[0]) & targets)
@@ -353,7 +353,7 @@ def _holds_other_graphs(context: _FileContext, cls: str, summary: Summary, reset
 def _is_stub(definition: cst.FunctionDef) -> bool:
     """An abstract method: only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
     for statement in _body(definition.body):
-        if not type(statement) is cst.SimpleStatementLine:
+        if type(statement) is not cst.SimpleStatementLine:
             return False
         for small in statement.body:
             if type(small) is cst.Pass:
@@ -1744,7 +1744,7 @@ class _Walker:
 
     def _is_unseen_loss_call(self, node: cst.BaseExpression) -> bool:
         """A call that is a loss by its name only (no summary, no loss class in sight)."""
-        if not type(node) is cst.Call or self._resolve(node.func) is not None:
+        if type(node) is not cst.Call or self._resolve(node.func) is not None:
             return False
         key = dotted(node.func)
         if key is not None and self._lookup(key).kind in (Kind.LOSS_FUNCTION, Kind.MODULE, Kind.INSTANCE):
@@ -2070,7 +2070,7 @@ class _Walker:
 
     def _grad_mode(self, node: cst.BaseExpression, *, statement: bool) -> Optional[str]:
         """"off" for ``torch.no_grad()`` and friends, "on" for ``torch.enable_grad()``."""
-        if not type(node) is cst.Call:
+        if type(node) is not cst.Call:
             return None
         name = self.context.aliases.qualify(node.func)
         if name is None:
@@ -2101,11 +2101,11 @@ class _Walker:
         parameters = [p.name.value for p in (*definition.params.posonly_params, *definition.params.params)]
         offset = 1 if parameters[:1] == ["self"] and type(call.func) is cst.Attribute else 0
         for statement in iter_statements(_body(definition.body)):
-            if not type(statement) is cst.With:
+            if type(statement) is not cst.With:
                 continue
             for item in statement.items:
                 inner = item.item
-                if not type(inner) is cst.Call:
+                if type(inner) is not cst.Call:
                     continue
                 qualified = self.context.aliases.qualify(inner.func) or ""
                 if qualified in vocab.NO_GRAD_CALLABLES:
@@ -2259,7 +2259,7 @@ class _Walker:
         call = _strip_access(value_node)
         while type(call) is cst.Call and type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
             call = call.func.value  # ``net(x).view(...)``, ``f(x).sum()``
-        if not type(call) is cst.Call:
+        if type(call) is not cst.Call:
             return
         callee = dotted(call.func)
         if callee is None:
@@ -2530,7 +2530,7 @@ class _Walker:
                 plain = [definition for definition in definitions if id(definition) not in self.context.owner]
                 return (plain or definitions)[-1]
             return self._instance_call(func)
-        if not type(func) is cst.Attribute:
+        if type(func) is not cst.Attribute:
             return None
         if _is_super(func.value):
             # ``super().generate(...)``: the method of a base class the file defines, if any
@@ -3111,7 +3111,7 @@ class _Walker:
         """The caller's key for a summary's effect target."""
         func = node.func
         if target.startswith("self."):
-            if not type(func) is cst.Attribute:
+            if type(func) is not cst.Attribute:
                 # ``memory(feats)``: the instance called is ``self``
                 owner = dotted(func) if summary.name.rsplit(".", 1)[-1] in ("forward", "__call__") else None
                 return f"{owner}.{target[len('self.'):]}" if owner is not None else None
@@ -3150,7 +3150,7 @@ class _Walker:
         """``self.target`` for ``self._get_target()`` when that method of the file only ever
         returns ``self.target`` (a lazily built EMA copy): an effect on what it returns is an
         effect on that attribute."""
-        if call.args or not type(call.func) is cst.Attribute or dotted(call.func.value) != "self":
+        if call.args or type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
             return None
         definition = self._resolve(call.func)
         if definition is None:
@@ -3304,7 +3304,7 @@ class _Walker:
     def _resolve_callable(self, node: cst.BaseExpression) -> Optional[cst.FunctionDef]:
         """The function a callable expression denotes: a function of the file, or the nested
         function a factory of the file returns (``register_forward_hook(save_output(name))``)."""
-        if not type(node) is cst.Call:
+        if type(node) is not cst.Call:
             return self._resolve(node)
         factory = self._resolve(node.func)
         if factory is None:

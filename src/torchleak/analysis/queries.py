@@ -90,7 +90,7 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
     """Whether a function of the file differentiates what ``key`` holds: REINFORCE's
     ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``.
     A local of ``owner`` (``out`` in ``sample_eval``) is no other function's ``out``."""
-    if owner is not None and "." not in key and not type(owner.node) is cst.Module and any(b.key == key for b in owner.bindings):
+    if owner is not None and "." not in key and type(owner.node) is not cst.Module and any(b.key == key for b in owner.bindings):
         return False
     attribute = key.rsplit(".", 1)[-1]
 
@@ -472,7 +472,7 @@ def _helper_grad_inputs(call: BackwardCall) -> set[str]:
     """For the call of a helper whose every backward is ``autograd.grad`` with respect to some of
     its parameters (``inner_opt.step(loss, params)``), the names the call passes there."""
     summary = call.callee
-    if call.kind != "call" or summary is None or summary.grad_inputs is None or not type(call.node) is cst.Call:
+    if call.kind != "call" or summary is None or summary.grad_inputs is None or type(call.node) is not cst.Call:
         return set()
     node = call.node
     return set().union(*(mentions(argument) for index in summary.grad_inputs for argument in [argument_at(node, summary, index)] if argument is not None))
@@ -645,7 +645,7 @@ def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
     such a value. What the analysis cannot trace counts as a reuse."""
     caller = site.function
     passing = [b for b in caller.backwards if b.kind == "call" and b.callee is not None and b.callee.key == site.callee]
-    if not passing or not type(caller.node) is cst.FunctionDef:
+    if not passing or type(caller.node) is not cst.FunctionDef:
         return True
     detached = _only_detached(caller)
     # what can carry a graph: a name the caller binds to one, or an attribute some method does

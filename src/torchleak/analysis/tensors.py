@@ -71,7 +71,7 @@ class TensorEvidence:
 
     def _grad_call(self, node: cst.BaseExpression) -> bool:
         """``torch.autograd.grad(...)`` without ``allow_unused=True``: a tuple of tensors."""
-        if not type(node) is cst.Call or (self.aliases.qualify(node.func) or "") not in vocab.AUTOGRAD_GRAD:
+        if type(node) is not cst.Call or (self.aliases.qualify(node.func) or "") not in vocab.AUTOGRAD_GRAD:
             return False
         return not _has_keyword(node, "allow_unused")
 
@@ -83,7 +83,7 @@ class TensorEvidence:
             return False
         for binding in bindings:
             statement = binding.node
-            if not type(statement) is cst.Assign:
+            if type(statement) is not cst.Assign:
                 return False
             value = statement.value
             unpacked = self._grad_call(value) and all(type(t.target) is cst.Tuple or type(t.target) is cst.List for t in statement.targets)
@@ -101,7 +101,7 @@ class TensorEvidence:
         found: Optional[bool] = None
         for call in self.function.backwards:
             node = call.node
-            if call.kind != "backward" or not type(node) is cst.Call or not type(node.func) is cst.Attribute:
+            if call.kind != "backward" or type(node) is not cst.Call or type(node.func) is not cst.Attribute:
                 continue
             positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
             if dotted(node.func.value) == key:
@@ -134,7 +134,7 @@ class TensorEvidence:
             left, right = node.left, node.right
             return (self._one_or_number(left) and self._one_or_number(right)) and not (self.number(left) and self.number(right))
         if type(node) is cst.UnaryOperation:
-            return not type(node.operator) is cst.Not and self.one_element(node.expression)
+            return type(node.operator) is not cst.Not and self.one_element(node.expression)
         return False
 
     def _one_or_number(self, node: cst.BaseExpression) -> bool:
@@ -167,7 +167,7 @@ class TensorEvidence:
                     continue
                 statement = binding.node
                 value = statement.value if type(statement) is cst.Assign and len(statement.targets) == 1 else None
-                if not type(value) is cst.Call or binding.value.kind is not Kind.LOSS_FUNCTION:
+                if type(value) is not cst.Call or binding.value.kind is not Kind.LOSS_FUNCTION:
                     return None
                 found = value
         return found
@@ -210,7 +210,7 @@ def bound_expression(binding: Binding, key: str) -> Union[cst.BaseExpression, No
         return None
     if type(node) is cst.AnnAssign:
         return node.value if node.value is not None and dotted(node.target) == key else False
-    if not type(node) is cst.Assign:
+    if type(node) is not cst.Assign:
         return False
     for target in node.targets:
         if dotted(target.target) == key:

@@ -16,6 +16,7 @@ a call it cannot classify yields an unknown value, which no rule reports.
 from __future__ import annotations
 
 import ast
+import functools
 import typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -3690,5 +3691,11 @@ def _is_super(node: cst.BaseExpression) -> bool:
 
 
 def _is_logging(call: cst.Call) -> bool:
-    name = (dotted(call.func) or "").lower()
+    return _names_logging(dotted(call.func) or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_logging(callee: str) -> bool:
+    """``writer.add_scalar``, ``print``, ``wandb.log`` (memoised: asked for every call)."""
+    name = callee.lower()
     return name == "print" or any(word in name for word in vocab.LOGGING_WORDS)

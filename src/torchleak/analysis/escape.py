@@ -31,7 +31,7 @@ def _index(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[str, list[cs
     stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             names.setdefault(node.value, []).append(node)
         for child in node.children:
             parents[id(child)] = node
@@ -47,11 +47,11 @@ def aliases(module: cst.Module) -> ImportAliases:
     stack: list[cst.CSTNode] = list(reversed(module.body))
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.SimpleStatementLine):
-            imports.extend(small for small in node.body if isinstance(small, (cst.Import, cst.ImportFrom)))
-        elif isinstance(node, (cst.If, cst.Try, cst.Else, cst.ExceptHandler, cst.Finally)):
+        if type(node) is cst.SimpleStatementLine:
+            imports.extend(small for small in node.body if (type(small) is cst.Import or type(small) is cst.ImportFrom))
+        elif type(node) is cst.If or type(node) is cst.Try or type(node) is cst.Else or type(node) is cst.ExceptHandler or type(node) is cst.Finally:
             for part in (getattr(node, name, None) for name in ("body", "orelse", "handlers", "finalbody")):
-                if isinstance(part, cst.IndentedBlock):
+                if type(part) is cst.IndentedBlock:
                     stack.extend(reversed(part.body))
                 elif isinstance(part, (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)):
                     stack.append(part)
@@ -61,7 +61,7 @@ def aliases(module: cst.Module) -> ImportAliases:
 
 
 def _is_text(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    return type(node) is cst.SimpleString or type(node) is cst.ConcatenatedString or type(node) is cst.FormattedString
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,11 @@ def uses(facts: FileFacts, function: Function, key: str) -> Uses:
 
 
 def _names_in(target: cst.BaseExpression) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         return [name for element in target.elements for name in _names_in(element.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _names_in(target.value)
     return []
 
@@ -111,22 +111,22 @@ def _names_in(target: cst.BaseExpression) -> list[cst.Name]:
 def _role(node: cst.Name, parents: dict[int, cst.CSTNode]) -> str:
     """"load", "store", "global" (named by global/nonlocal) or "other" (an attribute's name...)."""
     parent = parents.get(id(node))
-    if isinstance(parent, cst.Attribute) and parent.attr is node:
+    if type(parent) is cst.Attribute and parent.attr is node:
         return "other"
-    if isinstance(parent, cst.Arg) and parent.keyword is node:
+    if type(parent) is cst.Arg and parent.keyword is node:
         return "other"
-    if isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.Del)):
+    if type(parent) is cst.Param or type(parent) is cst.FunctionDef or type(parent) is cst.ClassDef or type(parent) is cst.ImportAlias or type(parent) is cst.AsName or type(parent) is cst.Del:
         return "store"
-    if isinstance(parent, cst.NameItem):
+    if type(parent) is cst.NameItem:
         return "global"
     current: cst.CSTNode = node
-    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+    while type(parent) is cst.Element or type(parent) is cst.StarredElement or type(parent) is cst.Tuple or type(parent) is cst.List:
         current, parent = parent, parents.get(id(parent))
-    if isinstance(parent, cst.AssignTarget) and parent.target is current:
+    if type(parent) is cst.AssignTarget and parent.target is current:
         return "store"
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) and parent.target is current:
+    if (type(parent) is cst.AugAssign or type(parent) is cst.AnnAssign or type(parent) is cst.NamedExpr) and parent.target is current:
         return "store"  # ``key += x`` reads and rebinds key itself: a number does the same
-    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is current:
+    if (type(parent) is cst.For or type(parent) is cst.CompFor) and parent.target is current:
         return "store"
     return "load"
 
@@ -152,63 +152,63 @@ class _UseWalker:
             parent = self.parents.get(id(current))
             if parent is None:
                 return
-            if isinstance(parent, cst.BinaryOperation):
-                if isinstance(parent.operator, cst.Modulo) and _is_text(parent.left):
+            if type(parent) is cst.BinaryOperation:
+                if type(parent.operator) is cst.Modulo and _is_text(parent.left):
                     self.one_element = True  # "%.3f" % x
                     return
-            elif isinstance(parent, cst.UnaryOperation):
-                if isinstance(parent.operator, cst.Not):
+            elif type(parent) is cst.UnaryOperation:
+                if type(parent.operator) is cst.Not:
                     self.one_element = True
                     return
-            elif isinstance(parent, (cst.BooleanOperation, cst.Comparison, cst.ComparisonTarget)):
+            elif type(parent) is cst.BooleanOperation or type(parent) is cst.Comparison or type(parent) is cst.ComparisonTarget:
                 pass
-            elif isinstance(parent, (cst.If, cst.While, cst.Assert)):
+            elif type(parent) is cst.If or type(parent) is cst.While or type(parent) is cst.Assert:
                 self.one_element = True  # the truth of a tensor needs one element
                 return
-            elif isinstance(parent, cst.IfExp):
+            elif type(parent) is cst.IfExp:
                 if current is parent.test:
                     self.one_element = True
                     return
-            elif isinstance(parent, cst.FormattedStringExpression):
+            elif type(parent) is cst.FormattedStringExpression:
                 if parent.format_spec:
                     self.one_element = True  # f"{x:.3f}" formats a tensor's item, a float alike
                 return
-            elif isinstance(parent, cst.Arg):
+            elif type(parent) is cst.Arg:
                 call = self._argument(parent)
                 if call is None:
                     return
                 parent = call
-            elif isinstance(parent, cst.Attribute):
+            elif type(parent) is cst.Attribute:
                 self.number_only = False  # a method or attribute of the tensor
                 grand = self.parents.get(id(parent))
-                called = isinstance(grand, cst.Call) and grand.func is parent
+                called = type(grand) is cst.Call and grand.func is parent
                 attribute = parent.attr.value
                 if (called and attribute in vocab.DETACHING_METHODS) or (not called and attribute in vocab.DETACHING_ATTRIBUTES):
                     return
                 if called:
                     assert grand is not None
                     parent = grand
-            elif isinstance(parent, cst.Subscript):
+            elif type(parent) is cst.Subscript:
                 self.number_only = False
                 if current is not parent.value:
                     return
-            elif isinstance(parent, (cst.Index, cst.SubscriptElement, cst.Slice)):
+            elif type(parent) is cst.Index or type(parent) is cst.SubscriptElement or type(parent) is cst.Slice:
                 self.number_only = False  # used as an index
                 return
-            elif isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is current:
+            elif (type(parent) is cst.AugAssign or type(parent) is cst.AnnAssign) and parent.target is current:
                 return  # ``key[i] += v``: writes into it
-            elif isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            elif type(parent) is cst.Assign or type(parent) is cst.AnnAssign or type(parent) is cst.AugAssign:
                 yield from self._assigned(parent, name)
                 return
-            elif isinstance(parent, cst.For) and parent.iter is current:
+            elif type(parent) is cst.For and parent.iter is current:
                 self.number_only = False
                 yield from (n.value for n in _names_in(parent.target))  # each item is derived from it
                 return
-            elif isinstance(parent, (cst.AssignTarget, cst.Del)):
+            elif type(parent) is cst.AssignTarget or type(parent) is cst.Del:
                 return  # ``key[i] = v``, ``del key[i]``: writes into it, from the function itself
-            elif isinstance(parent, cst.Expr):
+            elif type(parent) is cst.Expr:
                 return
-            elif isinstance(parent, (cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Set, cst.Dict)):
+            elif type(parent) is cst.Element or type(parent) is cst.DictElement or type(parent) is cst.Tuple or type(parent) is cst.List or type(parent) is cst.Set or type(parent) is cst.Dict:
                 self.number_only = False
             else:  # return, yield, lambda, comprehension, for, with, await, starred...
                 self.escape()
@@ -218,7 +218,7 @@ class _UseWalker:
     def _argument(self, arg: cst.Arg) -> Optional[cst.Call]:
         """The call to go on climbing from when its result is computed from the argument."""
         call = self.parents.get(id(arg))
-        if not isinstance(call, cst.Call):
+        if type(call) is not cst.Call:
             self.escape()
             return None
         name = dotted(call.func) or ""
@@ -229,7 +229,7 @@ class _UseWalker:
         elif name in _PLAIN_READERS or any(word in name.lower() for word in vocab.LOGGING_WORDS):
             if name == "format" and len(call.args) > 1:
                 self.one_element = True
-        elif isinstance(call.func, cst.Name) and name in vocab.PASSING_BUILTINS:
+        elif type(call.func) is cst.Name and name in vocab.PASSING_BUILTINS:
             return call  # sum(xs), max(a, b), list(xs): the result is made of it
         elif (self.aliases.qualify(call.func) or "").startswith("torch.") and not name.endswith(("save", "put")):
             self.number_only = False
@@ -243,7 +243,7 @@ class _UseWalker:
     ) -> Iterator[str]:
         targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
         for target in targets:
-            if isinstance(target, cst.Name):
+            if type(target) is cst.Name:
                 if target.value != name:
                     yield target.value  # follow the new name
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Container, Iterator, Optional, Union
 
@@ -79,10 +80,12 @@ class Loop:
             loop = loop.parent
 
 
-def key_prefixes(key: str) -> list[str]:
-    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``: the outermost owner first."""
+@functools.lru_cache(maxsize=16384)
+def key_prefixes(key: str) -> tuple[str, ...]:
+    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``: the outermost owner first (memoised: the walks
+    ask it about the same few names tens of thousands of times)."""
     parts = key.split(".")
-    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+    return tuple(".".join(parts[: i + 1]) for i in range(len(parts)))
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,12 +16,15 @@ a call it cannot classify yields an unknown value, which no rule reports.
 from __future__ import annotations
 
 import ast
+import functools
+import typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Optional, Union
 
 import libcst as cst
 
+from torchleak.analysis import memo
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import (
     CallSite,
@@ -72,11 +75,11 @@ def merge(*values: Value) -> Value:
 
 
 def is_true(arg: Optional[cst.Arg]) -> bool:
-    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return arg is not None and type(arg.value) is cst.Name and arg.value.value == "True"
 
 
 def _is_false(arg: Optional[cst.Arg]) -> bool:
-    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"
+    return arg is not None and type(arg.value) is cst.Name and arg.value.value == "False"
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -90,10 +93,10 @@ def target_key(node: cst.BaseExpression) -> Optional[str]:
     """The name that owns a target: ``stats`` for ``stats["loss"]``, ``self.cache`` for itself,
     ``self.data`` for ``self.data.setdefault(key, [])`` (the list it holds for ``key``)."""
     while True:
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             node = node.value
         elif (
-            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            type(node) is cst.Call and type(node.func) is cst.Attribute
             and node.func.attr.value in ("setdefault", "get", "__getitem__")
         ):
             node = node.func.value
@@ -146,36 +149,88 @@ _LEAF_EXPRESSIONS = frozenset({cst.Integer, cst.Float, cst.SimpleString, cst.Ell
 
 
 def _child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The nodes ``node.children`` holds (in another order), read straight from the node's fields:
-    ``children`` runs libcst's visitor machinery on every node, about five times slower, which
-    made the walks of loop bodies the largest part of the analysis."""
-    names = _NODE_FIELDS.get(type(node))
+    """The nodes ``node.children`` holds (in another order), less whitespace, comments,
+    punctuation and operators, read straight from the node's fields: ``children`` runs
+    libcst's visitor machinery on every node, about five times slower, which made the walks of
+    loop bodies the largest part of the analysis. Tokens are more than half of a tree's nodes
+    and hold no expression or statement, so leaving them out changes nothing for the callers."""
+    kind = type(node)
+    names = _NODE_FIELDS.get(kind)
     if names is None:
-        names = _NODE_FIELDS[type(node)] = tuple(each.name for each in fields(node))
+        names = _NODE_FIELDS[kind] = tuple(each.name for each in fields(node) if not _holds_only_tokens(each.type))
     found: list[cst.CSTNode] = []
     for name in names:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            found.extend(item for item in value if isinstance(item, cst.CSTNode))
+            for item in value:
+                what = _NODE_KIND.get(type(item))
+                if what is None:
+                    what = _node_kind(type(item))
+                if what == 1:
+                    found.append(item)
         else:
-            is_node = _IS_NODE.get(kind)
-            if is_node is None:
-                is_node = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
-            if is_node:
+            what = _NODE_KIND.get(kind)
+            if what is None:
+                what = _node_kind(kind)
+            if what == 1:
                 found.append(value)
     return found
 
 
-#: Per libcst class: its fields, and whether it is a node (memoised: both checks are slow).
+#: libcst's classes that hold no expression or statement: whitespace, comments, punctuation, operators.
+_TOKEN_CLASSES: Final = (
+    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline,
+    cst.Comma, cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
+)
+
+
+def _holds_only_tokens(annotation: object) -> bool:
+    """A field's declared type admits only tokens, strings and sentinels (``lpar``,
+    ``whitespace_after_func``, ``comma``): ``_child_nodes`` need not read it. Anything else,
+    a forward reference included, is read."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, cst.CSTNode) or issubclass(annotation, _TOKEN_CLASSES)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Union or origin is Sequence:
+        return all(_holds_only_tokens(argument) for argument in typing.get_args(annotation))
+    return False
+
+
+def _node_kind(kind: type) -> int:
+    """0: not a node; 1: a node ``subtree`` visits; 2: a token it skips (memoised per class:
+    libcst's classes are ABCs, whose ``issubclass`` is slow)."""
+    what = _NODE_KIND[kind] = 0 if not issubclass(kind, cst.CSTNode) else 2 if issubclass(kind, _TOKEN_CLASSES) else 1
+    return what
+
+
+#: Per libcst class: its fields, and what ``_node_kind`` says of it (memoised: both are slow).
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
-_IS_NODE: dict[type, bool] = {}
+_NODE_KIND: dict[type, int] = {}
 
 
 def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
     """The dotted names (and their prefixes) an expression reads, without side effects; with
     ``through_detach=False``, not what it reads only through ``.detach()``/``.item()`` (no
-    graph flows from those into the result)."""
+    graph flows from those into the result). A new set at each call (callers add to it)."""
+    if not memo.depth:
+        return _mentions(node, through_detach)
+    cache = _MENTIONS if through_detach else _MENTIONS_CUT
+    entry = cache.get(id(node))
+    if entry is None or entry[0] is not node:
+        entry = cache[id(node)] = (node, frozenset(_mentions(node, through_detach)))
+    return set(entry[1])
+
+
+_MENTIONS = memo.node_cache()
+_MENTIONS_CUT = memo.node_cache()
+
+
+def _mentions(node: cst.CSTNode, through_detach: bool) -> set[str]:
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
@@ -210,7 +265,7 @@ def _indexes_own_modules(loop: cst.For) -> bool:
     targets = mentions(loop.target)
 
     def own_module(node: cst.BaseExpression) -> bool:
-        if not isinstance(node, cst.Subscript) or not node.slice:
+        if type(node) is not cst.Subscript or not node.slice:
             return False
         owner = dotted(node.value)
         return owner is not None and owner.startswith("self.") and bool(mentions(node.slice[0]) & targets)
@@ -218,15 +273,15 @@ def _indexes_own_modules(loop: cst.For) -> bool:
     aliases: set[str] = set()  # ``quantizer = self.quantizers[i]``
     calls: list[cst.Call] = []
     for current in subtree(loop.body):
-        if isinstance(current, cst.Assign) and own_module(current.value):
+        if type(current) is cst.Assign and own_module(current.value):
             aliases |= {key for target in current.targets for key in mentions(target.target)}
-        if isinstance(current, cst.Call):
+        if type(current) is cst.Call:
             calls.append(current)
     for call in calls:
         func = call.func
-        while isinstance(func, cst.Attribute):
+        while type(func) is cst.Attribute:
             func = func.value  # ``self.quantizers[i].from_codes(...)``, ``quantizer.decode(...)``
-        if own_module(func) or (isinstance(func, cst.Name) and func.value in aliases):
+        if own_module(func) or (type(func) is cst.Name and func.value in aliases):
             return True
     return False
 
@@ -234,8 +289,8 @@ def _indexes_own_modules(loop: cst.For) -> bool:
 def _calls_module_method(func: cst.BaseExpression) -> bool:
     """``build(...).train().requires_grad_(False)``: a chain through ``.train()``/``.eval()``,
     which only modules have."""
-    node = func.value if isinstance(func, cst.Attribute) else func
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+    node = func.value if type(func) is cst.Attribute else func
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
         if node.func.attr.value in ("train", "eval"):
             return True
         node = node.func.value
@@ -245,7 +300,7 @@ def _calls_module_method(func: cst.BaseExpression) -> bool:
 def _chain_root(node: cst.BaseExpression, methods: frozenset[str]) -> Optional[str]:
     """The object a chain of ``methods`` returns or updates: ``sampler`` for
     ``sampler.eval().to(device)``, ``buf`` for ``buf.mul_(m)`` (the receiver of ``.add_``)."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods:
+    while type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in methods:
         node = node.func.value
     return dotted(node)
 
@@ -264,9 +319,9 @@ def _module_output(value: Value) -> Value:
 def _element_owner(node: cst.BaseExpression) -> Optional[str]:
     """The container an object is read from: ``self.meters`` for ``self.meters[k]``,
     ``self.meters.setdefault(k, Meter())`` and ``self.meters.get(k)``."""
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         inner = node.value
-    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("setdefault", "get"):
+    elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in ("setdefault", "get"):
         inner = node.func.value
     else:
         return None
@@ -299,15 +354,15 @@ def _holds_other_graphs(context: _FileContext, cls: str, summary: Summary, reset
 def _is_stub(definition: cst.FunctionDef) -> bool:
     """An abstract method: only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
     for statement in _body(definition.body):
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is not cst.SimpleStatementLine:
             return False
         for small in statement.body:
-            if isinstance(small, cst.Pass):
+            if type(small) is cst.Pass:
                 continue
-            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            if type(small) is cst.Expr and (type(small.value) is cst.SimpleString or type(small.value) is cst.ConcatenatedString or type(small.value) is cst.Ellipsis):
                 continue
-            if isinstance(small, cst.Raise) and small.exc is not None and "NotImplementedError" in (
-                dotted(small.exc.func if isinstance(small.exc, cst.Call) else small.exc) or ""
+            if type(small) is cst.Raise and small.exc is not None and "NotImplementedError" in (
+                dotted(small.exc.func if type(small.exc) is cst.Call else small.exc) or ""
             ):
                 continue
             return False
@@ -343,21 +398,24 @@ def _binds_self(node: cst.Call, summary: Summary) -> bool:
     if not names or names[0] not in ("self", "cls"):
         return False
     # ``Worker(env, net)`` runs ``__init__`` with the new object as ``self``
-    return isinstance(node.func, cst.Attribute) or summary.name.rsplit(".", 1)[-1] in ("forward", "__call__", "__init__")
+    return type(node.func) is cst.Attribute or summary.name.rsplit(".", 1)[-1] in ("forward", "__call__", "__init__")
 
 
 def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """``node`` and every node under it (statements and nested functions included)."""
+    """``node`` and every node under it (statements and nested functions included), less the
+    whitespace, comments, punctuation and operators under it."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(_child_nodes(current))
+        if type(current) is not cst.Name:  # (a name holds only tokens)
+            stack.extend(_child_nodes(current))
 
 
-def _builds_or_is_unused(method: str, callers: set[tuple[str, str]]) -> bool:
-    """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``)."""
-    found = {caller.rsplit(".", 1)[-1] for callee, caller in callers if callee == method}
+def _builds_or_is_unused(callers: frozenset[str]) -> bool:
+    """Not called in the file, or only while objects are built (``_make_layer`` from ``__init__``):
+    ``callers`` are the functions of the file that call the method."""
+    found = {caller.rsplit(".", 1)[-1] for caller in callers}
     # ``forward`` of a subclass calling the base class's ``_forward_gru``: one forward pass.
     return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters", "forward", "__call__"}
 
@@ -371,14 +429,54 @@ _GENERIC_MEMBERS: Final = (
 )
 
 
-def _attributes_read(definition: cst.FunctionDef) -> dict[str, set[str]]:
-    """The attributes a function reads on each plain name (``model.layers``, ``model.sample()``,
-    ``self.hidden``), in one walk of its body."""
-    found: dict[str, set[str]] = {}
-    for current in subtree(definition.body):
-        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name):
-            found.setdefault(current.value.value, set()).add(current.attr.value)
-    return found
+class _Body:
+    """What one walk of a function's body (nested functions included) finds: the attributes it
+    reads on each plain name (``model.layers``, ``model.sample()``, ``self.hidden``), its calls,
+    and the plain names it calls (``model(x)`` calls ``model``)."""
+
+    __slots__ = ("attributes_read", "calls", "names_called")
+
+    def __init__(self, definition: cst.FunctionDef) -> None:
+        attributes: dict[str, set[str]] = {}
+        calls: list[cst.Call] = []
+        stack: list[cst.CSTNode] = [definition.body]
+        while stack:  # ``subtree``'s order, without its generator (a third of a tree is names)
+            current = stack.pop()
+            if type(current) is cst.Name:
+                continue
+            if type(current) is cst.Attribute:
+                if type(current.value) is cst.Name:
+                    attributes.setdefault(current.value.value, set()).add(current.attr.value)
+            elif type(current) is cst.Call:
+                calls.append(current)
+            stack.extend(_child_nodes(current))
+        self.attributes_read = attributes
+        self.calls = calls
+        self.names_called = frozenset(call.func.value for call in calls if type(call.func) is cst.Name)
+
+
+class _FileIndex:
+    """What does not change from one walk of a file to the next, computed once per file: every
+    statement of the module (nested bodies included, in order), the top-level statement that
+    holds each function definition, the import aliases, and ``_Body`` per definition (keyed by
+    ``id``: the tree outlives the walks)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.statements: list[cst.CSTNode] = []
+        self.def_tops: dict[int, cst.CSTNode] = {}
+        for top in module.body:
+            for nested in iter_statements([top]):  # the order of ``iter_statements(module.body)``
+                self.statements.append(nested)
+                if type(nested) is cst.FunctionDef:
+                    self.def_tops[id(nested)] = top
+        self._bodies: dict[int, _Body] = {}
+        self.aliases = ImportAliases(s for s in self.statements if type(s) is cst.Import or type(s) is cst.ImportFrom)
+
+    def body(self, definition: cst.FunctionDef) -> _Body:
+        found = self._bodies.get(id(definition))
+        if found is None:
+            found = self._bodies[id(definition)] = _Body(definition)
+        return found
 
 
 def _annotated_class(param: cst.Param) -> str:
@@ -386,29 +484,29 @@ def _annotated_class(param: cst.Param) -> str:
     if param.annotation is None:
         return ""
     annotation = param.annotation.annotation
-    if isinstance(annotation, cst.SimpleString) and isinstance(annotation.evaluated_value, str):
+    if type(annotation) is cst.SimpleString and isinstance(annotation.evaluated_value, str):
         return annotation.evaluated_value
     return dotted(annotation) or ""
 
 
 def _default_class(param: cst.Param) -> str:
     """``C`` for ``x=C(...)``: a default built from a class (of the file or the project)."""
-    if isinstance(param.default, cst.Call):
+    if type(param.default) is cst.Call:
         return dotted(param.default.func) or ""
     return ""
 
 
 def _is_alias(node: cst.BaseExpression) -> bool:
     """A name, an attribute, or a tuple or list of them: binding it copies no value."""
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if type(node) is cst.Tuple or type(node) is cst.List:
         return all(_is_alias(element.value) for element in node.elements)
-    return isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None
+    return (type(node) is cst.Name or type(node) is cst.Attribute) and dotted(node) is not None
 
 
 def _unpacked(value: Value, targets: Sequence[cst.BaseElement], index: int) -> Value:
     """What the target at ``index`` of a starred unpacking (``loss, *mems = out``) receives:
     targets before the star take their elements, the star takes the rest as a list."""
-    star = next(i for i, element in enumerate(targets) if isinstance(element, cst.StarredElement))
+    star = next(i for i, element in enumerate(targets) if type(element) is cst.StarredElement)
     if value.elements is None:
         return value.part()
     if index < star:
@@ -452,7 +550,7 @@ def _dict_read(receiver: Value, method: str, node: cst.Call) -> Value:
         return Value(State.DETACHED, Kind.CONTAINER)
     if method in ("get", "pop"):
         first = node.args[0].value if node.args and not node.args[0].keyword else None
-        if isinstance(first, cst.SimpleString):
+        if type(first) is cst.SimpleString:
             return receiver.entry(str(first.evaluated_value))
         return any_entry(receiver)
     inner = any_entry(receiver)
@@ -468,7 +566,7 @@ def _constant_start(node: cst.Subscript) -> Optional[int]:
         return None
     if part.lower is None:
         return 0
-    return int(part.lower.value) if isinstance(part.lower, cst.Integer) else None
+    return int(part.lower.value) if type(part.lower) is cst.Integer else None
 
 
 def _concatenated(left: Value, right: Value) -> Value:
@@ -488,24 +586,24 @@ def _concatenated(left: Value, right: Value) -> Value:
 
 def _switches_on_a_variable(node: cst.BaseExpression) -> bool:
     """``torch.set_grad_enabled(is_train)``: grad mode decided at run time."""
-    return isinstance(node, cst.Call) and last_identifier(node.func) == "set_grad_enabled" and bool(node.args) and not (
+    return type(node) is cst.Call and last_identifier(node.func) == "set_grad_enabled" and bool(node.args) and not (
         isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in ("True", "False")
     )
 
 
 def _backwards_in(body: cst.CSTNode) -> bool:
     return any(
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in vocab.BACKWARD_METHODS
+        type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in vocab.BACKWARD_METHODS
         for node in subtree(body)
     )
 
 
 def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
     """``d[k]`` or ``d.get(k, 0)`` for the target ``d[k]``."""
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         return node.deep_equals(target)
     if (
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get"
+        type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "get"
         and node.args and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
     ):
         return node.func.value.deep_equals(target.value) and node.args[0].value.deep_equals(target.slice[0].slice.value)
@@ -513,7 +611,7 @@ def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
 
 
 def _is_cutting_call(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _CUTTING_METHODS
+    return type(call.func) is cst.Attribute and call.func.attr.value in _CUTTING_METHODS
 
 
 def _graph_mentions(node: cst.CSTNode) -> set[str]:
@@ -538,7 +636,20 @@ def _graph_mentions(node: cst.CSTNode) -> set[str]:
 
 def data_mentions(node: cst.CSTNode) -> set[str]:
     """The dotted names an expression computes from, leaving out the callables it calls:
-    ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``."""
+    ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``.
+    A new set at each call (callers add to it)."""
+    if not memo.depth:
+        return _data_mentions(node)
+    entry = _DATA_MENTIONS.get(id(node))
+    if entry is None or entry[0] is not node:
+        entry = _DATA_MENTIONS[id(node)] = (node, frozenset(_data_mentions(node)))
+    return set(entry[1])
+
+
+_DATA_MENTIONS = memo.node_cache()
+
+
+def _data_mentions(node: cst.CSTNode) -> set[str]:
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
@@ -569,7 +680,7 @@ def own_returns(definition: cst.FunctionDef) -> Iterator[cst.Return]:
     stack: list[cst.CSTNode] = [definition.body]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Return):
+        if type(current) is cst.Return:
             yield current
         elif not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
             stack.extend(current.children)
@@ -655,7 +766,7 @@ def _reach(flows: dict[str, set[str]], start: str) -> set[str]:
 
 def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
     """``model(x, h)`` for ``model(x, h)[1]`` or ``model(x, h).hidden``."""
-    while isinstance(node, (cst.Subscript, cst.Attribute)):
+    while type(node) is cst.Subscript or type(node) is cst.Attribute:
         node = node.value
     return node
 
@@ -663,30 +774,30 @@ def _strip_access(node: cst.BaseExpression) -> cst.BaseExpression:
 def _elementwise_sum(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
     """The operands of ``tuple(map(sum, zip(totals, losses)))`` (or ``list(...)``, or the bare
     ``map``): an element-by-element ``totals + losses`` of two sequences."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("tuple", "list") and len(node.args) == 1:
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("tuple", "list") and len(node.args) == 1:
         node = node.args[0].value
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "map" and len(node.args) == 2):
+    if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "map" and len(node.args) == 2):
         return None
     mapper, zipped = node.args[0].value, node.args[1].value
-    if not (isinstance(mapper, cst.Name) and mapper.value == "sum" and isinstance(zipped, cst.Call)):
+    if not (type(mapper) is cst.Name and mapper.value == "sum" and type(zipped) is cst.Call):
         return None
-    if not (isinstance(zipped.func, cst.Name) and zipped.func.value == "zip" and all(arg.star == "" for arg in zipped.args)):
+    if not (type(zipped.func) is cst.Name and zipped.func.value == "zip" and all(arg.star == "" for arg in zipped.args)):
         return None
     return [arg.value for arg in zipped.args]
 
 
 def _sequence_operands(node: cst.BaseExpression) -> set[int]:
     """``id`` of each operand of an element-wise sum in ``node`` (or in a branch of it)."""
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         return _sequence_operands(node.body) | _sequence_operands(node.orelse)
     return {id(operand) for operand in _elementwise_sum(node) or ()}
 
 
 def _additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """``a``, ``b * c`` and ``d`` for ``a + b * c - d`` (and both branches of a conditional)."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+    if type(node) is cst.BinaryOperation and (type(node.operator) is cst.Add or type(node.operator) is cst.Subtract):
         return _additive_terms(node.left) + _additive_terms(node.right)
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         return _additive_terms(node.body) + _additive_terms(node.orelse)
     operands = _elementwise_sum(node)
     if operands is not None:
@@ -695,11 +806,11 @@ def _additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 def _arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+    if type(node) is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
         return _arithmetic_leaves(node.left) + _arithmetic_leaves(node.right)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         return _arithmetic_leaves(node.expression)
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         # ``total = loss if total is None else total + loss``: the first value, or the update
         return _arithmetic_leaves(node.body) + _arithmetic_leaves(node.orelse)
     operands = _elementwise_sum(node)
@@ -714,7 +825,7 @@ def iter_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, cst.SimpleStatementLine):
+        if type(node) is cst.SimpleStatementLine:
             stack.extend(reversed(node.body))
             continue
         nested: list[cst.CSTNode] = []
@@ -722,7 +833,7 @@ def iter_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             part = getattr(node, name, None)
             if part is None:
                 continue
-            if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            if type(part) is cst.IndentedBlock or type(part) is cst.SimpleStatementSuite:
                 nested.extend(part.body)
             elif isinstance(part, (list, tuple)):
                 nested.extend(part)
@@ -732,7 +843,7 @@ def iter_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
 
 
 def _body(node: Union[cst.BaseSuite, cst.CSTNode]) -> Sequence[cst.CSTNode]:
-    if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+    if type(node) is cst.IndentedBlock or type(node) is cst.SimpleStatementSuite:
         return node.body
     return ()
 
@@ -839,7 +950,13 @@ class _FileContext:
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
     _members: dict[str, frozenset[str]] = field(default_factory=dict)
-    _names_called: dict[int, frozenset[str]] = field(default_factory=dict)
+    #: What each function's body holds, shared with the file's other walks.
+    index: Optional[_FileIndex] = None
+    _callers_of: Optional[dict[str, frozenset[str]]] = None
+    #: False when the externals are known to be empty (no project): nothing resolves to them.
+    imports_from_project: bool = True
+    _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
+    _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -866,19 +983,48 @@ class _FileContext:
                 names.update(info.methods)
                 names.update(info.class_attributes)
                 for method in info.methods.values():
-                    names.update(_attributes_read(method).get("self", ()))
+                    names.update(self.body(method).attributes_read.get("self", ()))
             found = self._members[name] = frozenset(names)
         return found
 
+    def callers_of(self, qualified: str) -> frozenset[str]:
+        """The functions of the file that the evidence says call ``qualified`` (indexed once:
+        the evidence does not change during a walk)."""
+        if self._callers_of is None:
+            index: dict[str, set[str]] = {}
+            for callee, caller in self.evidence.callers:
+                index.setdefault(callee, set()).add(caller)
+            self._callers_of = {callee: frozenset(callers) for callee, callers in index.items()}
+        return self._callers_of.get(qualified, frozenset())
+
+    def argument_classes(self, function: str, position: int) -> set[str]:
+        """The classes of the file the evidence says calls pass to ``function`` at ``position``
+        (indexed once: the evidence does not change during a walk)."""
+        if self._argument_classes is None:
+            index: dict[tuple[str, int], set[str]] = {}
+            for name, at, cls in self.evidence.argument_classes:
+                index.setdefault((name, at), set()).add(cls)
+            self._argument_classes = index
+        return self._argument_classes.get((function, position), set())
+
+    def methods_named(self, method: str) -> list[cst.FunctionDef]:
+        """The definitions of ``method`` in the file's classes, in the classes' order (indexed
+        once: the classes are all known before the walk starts)."""
+        if self._methods_named is None:
+            index: dict[str, list[cst.FunctionDef]] = {}
+            for info in self.classes.values():
+                for name, definition in info.methods.items():
+                    index.setdefault(name, []).append(definition)
+            self._methods_named = index
+        return self._methods_named.get(method, [])
+
+    def body(self, definition: cst.FunctionDef) -> _Body:
+        assert self.index is not None
+        return self.index.body(definition)
+
     def names_called(self, definition: cst.FunctionDef) -> frozenset[str]:
         """The plain names a function calls (``model(x)`` calls ``model``), once per definition."""
-        found = self._names_called.get(id(definition))
-        if found is None:
-            found = self._names_called[id(definition)] = frozenset(
-                current.func.value for current in subtree(definition.body)
-                if isinstance(current, cst.Call) and isinstance(current.func, cst.Name)
-            )
-        return found
+        return self.body(definition).names_called
 
     def class_by_members(self, read: set[str]) -> Optional[str]:
         """The one class of the file whose members include every name in ``read`` (structural
@@ -915,9 +1061,9 @@ class _FileContext:
             method = self.method(cls, stack.pop())
             if method is None:
                 continue
-            for call in _calls_in_statements(method):
+            for call in self.body(method).calls:
                 func = call.func
-                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
                     name = func.attr.value
                     if name not in found:
                         found.add(name)
@@ -975,6 +1121,13 @@ def analyse(
     ``externals`` are the summaries of what the file imports from its project; without them,
     ``settings.origin`` (where the file lives) lets the project index find them.
     """
+    with memo.analysing():
+        return _analyse(module, settings, no_grad_callees, externals)
+
+
+def _analyse(
+    module: cst.Module, settings: Settings, no_grad_callees: Optional[frozenset[str]], externals: Optional[Externals]
+) -> FileFacts:
     if no_grad_callees is None:
         no_grad_callees = called_under_no_grad(ast.parse(module.code))
     if externals is None and settings.origin is not None:
@@ -983,50 +1136,55 @@ def analyse(
         externals = externals_for(module, settings)
     externals = externals if externals is not None else Externals()
     evidence = Evidence()
-    facts = _walk(module, settings, no_grad_callees, evidence, externals)
+    index = _FileIndex(module)
+    facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
+    final: Optional[Evidence] = None
     for _ in range(2):
         learned = _evidence(facts, evidence)
         if learned.size() == evidence.size():
+            final = learned  # what ``_evidence(facts, evidence)`` gives again
             break
         evidence = learned
-        facts = _walk(module, settings, no_grad_callees, evidence, externals)
-    facts.evidence = _evidence(facts, evidence)
+        facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
+    facts.evidence = final if final is not None else _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
     facts.externals = externals
     return facts
 
 
 def _walk(
-    module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence, externals: Externals
+    module: cst.Module, settings: Settings, no_grad_callees: frozenset[str], evidence: Evidence, externals: Externals,
+    index: Optional[_FileIndex] = None,
 ) -> FileFacts:
-    statements = list(iter_statements(module.body))
+    if index is None:
+        index = _FileIndex(module)
+    statements = index.statements
     context = _FileContext(
         module=module,
         settings=settings,
-        aliases=ImportAliases(s for s in statements if isinstance(s, (cst.Import, cst.ImportFrom))),
+        aliases=index.aliases,
         facts=FileFacts(module),
         evidence=evidence,
         externals=externals,
+        index=index,
     )
     context.no_grad_callees = set(no_grad_callees)
-    for top in module.body:
-        for nested in iter_statements([top]):
-            if isinstance(nested, cst.FunctionDef):
-                context.def_tops[id(nested)] = top
+    context.def_tops = index.def_tops
+    context.imports_from_project = not (type(externals) is Externals and not externals.names and not externals.classes)
     for statement in statements:
-        if isinstance(statement, cst.ClassDef):
+        if type(statement) is cst.ClassDef:
             bases = [dotted(base.value) or "" for base in statement.bases if base.keyword is None]
             info = ClassInfo(statement.name.value, bases)
             for member in _body(statement.body):
-                if isinstance(member, cst.FunctionDef):
+                if type(member) is cst.FunctionDef:
                     info.methods[member.name.value] = member
                     context.owner[id(member)] = info.name
-                elif isinstance(member, cst.SimpleStatementLine):
+                elif type(member) is cst.SimpleStatementLine:
                     for small in member.body:
-                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target] if isinstance(small, cst.AnnAssign) else []
-                        info.class_attributes.update(target.value for target in targets if isinstance(target, cst.Name))
+                        targets = [t.target for t in small.targets] if type(small) is cst.Assign else [small.target] if type(small) is cst.AnnAssign else []
+                        info.class_attributes.update(target.value for target in targets if type(target) is cst.Name)
             context.classes[info.name] = info
-        elif isinstance(statement, cst.FunctionDef):
+        elif type(statement) is cst.FunctionDef:
             context.functions.setdefault(statement.name.value, []).append(statement)
     for info in context.classes.values():
         info.is_module = any(
@@ -1202,7 +1360,7 @@ class _Walker:
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
         self.fed_from: dict[str, frozenset[str]] = {}
-        if per_batch and isinstance(node, cst.FunctionDef):
+        if per_batch and type(node) is cst.FunctionDef:
             self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
 
     @property
@@ -1214,7 +1372,7 @@ class _Walker:
                 name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
                 or name in context.evidence.backwarded_results
                 or (
-                    _builds_or_is_unused(name, context.evidence.callers)
+                    _builds_or_is_unused(context.callers_of(name))
                     and (
                         name not in context.externals.called_with_grad_by_importers
                         or name in context.externals.backwarded_by_importers
@@ -1226,7 +1384,7 @@ class _Walker:
     # ----------------------------------------------------------------- bookkeeping
     def run(self, body: Sequence[cst.CSTNode]) -> Function:
         self.context.facts.functions.append(self.function)
-        if isinstance(self.function.node, cst.Module):
+        if type(self.function.node) is cst.Module:
             for statement in body:
                 self.context.top = statement
                 self._statement(statement)
@@ -1253,7 +1411,7 @@ class _Walker:
             per_call = [
                 {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
                 for call in self.function.backwards
-                for inputs in [grad_inputs_argument(call.node) if isinstance(call.node, cst.Call) else None]
+                for inputs in [grad_inputs_argument(call.node) if type(call.node) is cst.Call else None]
             ]
             summary.grad_inputs = frozenset().union(*per_call) if all(per_call) else None
         if self.function.backwards:
@@ -1329,6 +1487,8 @@ class _Walker:
         if key is None:
             return False
         modules = self.context.evidence.modules
+        if not modules:
+            return False  # (the first walk: no evidence yet)
         return any(scoped in modules for scoped in self._evidence_keys(key))
 
     def _loop_id(self) -> int:
@@ -1337,6 +1497,8 @@ class _Walker:
     def _is_backwarded(self, key: str) -> bool:
         """A backward in the same loop (or, outside loops, the same function) differentiates it."""
         backwarded = self.context.evidence.backwarded
+        if not backwarded:
+            return False  # (the first walk: no evidence yet)
         loop = self._loop_id()
         return any((*scoped, loop) in backwarded for scoped in self._evidence_keys(key))
 
@@ -1371,30 +1533,30 @@ class _Walker:
 
     def _statement(self, node: cst.CSTNode) -> None:
         self.statement = node
-        if isinstance(node, cst.SimpleStatementLine):
+        if type(node) is cst.SimpleStatementLine:
             for small in node.body:
                 self.statement = small
                 self._small_statement(small)
         elif isinstance(node, cst.BaseSmallStatement):  # a one-line body: `for x in loader: a; b`
             self._small_statement(node)
-        elif isinstance(node, cst.For):
+        elif type(node) is cst.For:
             self._for(node)
-        elif isinstance(node, cst.While):
+        elif type(node) is cst.While:
             self._while(node)
-        elif isinstance(node, cst.If):
+        elif type(node) is cst.If:
             self.evaluate(node.test)
             self.branch_depth += 1
             self.guards.append(mentions(node.test))
             self._block(_body(node.body))
-            if isinstance(node.orelse, cst.If):
+            if type(node.orelse) is cst.If:
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
             self.guards.pop()
             self.branch_depth -= 1
-        elif isinstance(node, cst.With):
+        elif type(node) is cst.With:
             self._with(node)
-        elif isinstance(node, (cst.Try, cst.TryStar)):
+        elif type(node) is cst.Try or type(node) is cst.TryStar:
             self._block(_body(node.body))
             for handler in node.handlers:
                 self._block(_body(handler.body))
@@ -1402,24 +1564,24 @@ class _Walker:
                 self._block(_body(node.orelse.body))
             if node.finalbody is not None:
                 self._block(_body(node.finalbody.body))
-        elif isinstance(node, cst.FunctionDef):
+        elif type(node) is cst.FunctionDef:
             self.local_names.add(node.name.value)
             self.walk_function(node, inherited_no_grad=self.no_grad)
-        elif isinstance(node, cst.ClassDef):
+        elif type(node) is cst.ClassDef:
             for statement in _body(node.body):
-                if isinstance(statement, cst.FunctionDef):
+                if type(statement) is cst.FunctionDef:
                     self.walk_function(statement, inherited_no_grad=False)
-        elif isinstance(node, cst.Match):
+        elif type(node) is cst.Match:
             self.evaluate(node.subject)
             for case in node.cases:
                 self._block(_body(case.body))
 
     def _small_statement(self, node: cst.BaseSmallStatement) -> None:
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             value = self.evaluate(node.value)
             for target in node.targets:
                 self._bind(target.target, node.value, value, node)
-        elif isinstance(node, cst.AnnAssign):
+        elif type(node) is cst.AnnAssign:
             if node.value is not None:
                 value = self.evaluate(node.value)
                 if value.kind is Kind.UNKNOWN and not value.attached:
@@ -1427,11 +1589,11 @@ class _Walker:
                     declared = self._instance_of(self.context.aliases.qualify(node.annotation.annotation) or dotted(node.annotation.annotation))
                     value = declared if declared is not None else value
                 self._bind(node.target, node.value, value, node)
-        elif isinstance(node, cst.AugAssign):
+        elif type(node) is cst.AugAssign:
             self._augmented(node)
-        elif isinstance(node, cst.Expr):
+        elif type(node) is cst.Expr:
             self._expression_statement(node.value)
-        elif isinstance(node, cst.Return):
+        elif type(node) is cst.Return:
             value = self.evaluate(node.value) if node.value is not None else NONE
             self.returns.append(value)
             if node.value is not None:
@@ -1450,30 +1612,30 @@ class _Walker:
                     # what ``compute_loss`` returns: evidence as good as a ``.backward()`` here.
                     for key in _framework_loss_roots(node.value, self.context.aliases):
                         self.context.observations.backward_keys.append((self.function, key, self._loop_id(), True))
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             for key in mentions(node.target):
                 self.env[key] = DETACHED
                 self._write(key)
                 self._binding(node, key, DETACHED, set())
-        elif isinstance(node, (cst.Raise, cst.Assert)):
+        elif type(node) is cst.Raise or type(node) is cst.Assert:
             for part in (getattr(node, "exc", None), getattr(node, "test", None)):
                 if isinstance(part, cst.BaseExpression):
                     self.evaluate(part)
-        elif isinstance(node, cst.Global):
+        elif type(node) is cst.Global:
             pass
 
     def _expression_statement(self, expression: cst.BaseExpression) -> None:
-        if isinstance(expression, cst.Call):
+        if type(expression) is cst.Call:
             mode = self._grad_mode(expression, statement=True)
             if mode == "off" and _switches_on_a_variable(expression) and _backwards_in(self.function.node):
                 mode = "on"  # ``torch.set_grad_enabled(loader.training)`` in a function that backwards: it trains
             if mode is not None:  # torch.set_grad_enabled(False) switches the rest of the body
                 self.no_grad = mode == "off"
-        if isinstance(expression, cst.Yield) and isinstance(expression.value, cst.BaseExpression):
+        if type(expression) is cst.Yield and isinstance(expression.value, cst.BaseExpression):
             self.function.consumed.update(mentions(expression.value))
             self.returns.append(self.evaluate(expression.value))
             return
-        if isinstance(expression, cst.Call) and not _is_logging(expression):
+        if type(expression) is cst.Call and not _is_logging(expression):
             # A call made for its effect may keep or differentiate what it is given.
             for arg in expression.args:
                 self.function.consumed.update(mentions(arg.value))
@@ -1497,7 +1659,7 @@ class _Walker:
                 for t, v in zip(target.elements, value_node.elements):
                     self._bind(t.value, v.value, self.values.get(id(v.value), value), statement)
                 return
-            starred = any(isinstance(element, cst.StarredElement) for element in target.elements)
+            starred = any(type(element) is cst.StarredElement for element in target.elements)
             # ``loss, parts = compute_loss(pred, y)`` from a loss callable the file does not show:
             # the loss is attached, what comes with it (logged parts) is not known to be.
             loss_call = value.elements is None and self._is_unseen_loss_call(value_node)
@@ -1507,16 +1669,16 @@ class _Walker:
                     part = replace(part, state=State.UNKNOWN)
                 self._bind(element.value, value_node, part, statement, None if starred else index)
             return
-        if isinstance(target, cst.StarredElement):
+        if type(target) is cst.StarredElement:
             self._bind(target.value, value_node, value, statement)
             return
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             self._subscript_store(target, value_node, value, statement)
             return
         key = dotted(target)
         if key is None:
             return
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.local_names.add(key)
             iterated = value_node.args[0].value if (
                 isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) and value_node.func.value in ("iter", "next")
@@ -1562,7 +1724,7 @@ class _Walker:
             kept = [node for node in others if self.values.get(id(node), UNKNOWN).attached or self.values.get(id(node), UNKNOWN).params]
             if kept:
                 self._store(statement, target, key, "cat", kept[0], self.values[id(kept[0])], frozenset({"<cat>"}))
-        elif isinstance(call, cst.Call) and (_is_sum_of_list(call, key) or _elementwise_sum(call) is not None):
+        elif type(call) is cst.Call and (_is_sum_of_list(call, key) or _elementwise_sum(call) is not None):
             fed = False
         fed_from = self._fed_from(value_node)
         if value.attached and key in fed_from and not fed and self.loop is not None:
@@ -1572,7 +1734,7 @@ class _Walker:
         fed = (fed or state_update) and not selected
         if not fed and key not in sources and self._derived_from_own_attribute(key, value, value_node):
             fed = True
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == key:
+        if type(call) is cst.Call and type(call.func) is cst.Attribute and dotted(call.func.value) == key:
             fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS and (
                 call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
             )
@@ -1590,8 +1752,8 @@ class _Walker:
         self._record_call_result(key, value_node, element)
         if isinstance(target, cst.Attribute) and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
-        if isinstance(target, cst.Attribute) and target.attr.value == "grad" and (
-            isinstance(value_node, cst.Name) and value_node.value == "None"
+        if type(target) is cst.Attribute and target.attr.value == "grad" and (
+            type(value_node) is cst.Name and value_node.value == "None"
         ):
             self.function.grad_resets.append(GradReset(statement, self.context.next_seq(), self.loop, self.function, key[: -len(".grad")]))
         if key.startswith("self.") and self.function.cls is not None and key.count(".") == 1:
@@ -1682,10 +1844,10 @@ class _Walker:
         for call in _calls_in(node):
             qualified = self.context.aliases.qualify(call.func) or ""
             if qualified.startswith(("torch.", "math.", "numpy.")) or qualified in vocab.PASSING_BUILTINS or qualified == "map" or (
-                isinstance(call.func, cst.Attribute) and not isinstance(call.func.value, (cst.Name, cst.Attribute))
+                type(call.func) is cst.Attribute and not (type(call.func.value) is cst.Name or type(call.func.value) is cst.Attribute)
             ):
                 continue  # tensor arithmetic, not a forward pass
-            receiver = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else None
+            receiver = dotted(call.func.value) if type(call.func) is cst.Attribute else None
             if receiver is not None and self.env.get(receiver, UNKNOWN).kind in (Kind.TENSOR, Kind.CONTAINER, Kind.TUPLE):
                 continue
             for arg in call.args:
@@ -1726,7 +1888,7 @@ class _Walker:
         of a value that is not a loss is a state carried into the next iteration (True)."""
         leaves = _arithmetic_leaves(value_node)
         if not any(dotted(leaf) == key for leaf in leaves):
-            if isinstance(value_node, cst.Call) and _is_sum_of_list(value_node, key):
+            if type(value_node) is cst.Call and _is_sum_of_list(value_node, key):
                 leaves = [element.value for element in value_node.args[0].value.elements]  # type: ignore[attr-defined]
             else:
                 return False
@@ -1783,16 +1945,16 @@ class _Walker:
 
     def _is_method_reference(self, node: cst.BaseExpression) -> bool:
         """``obj.items`` (or ``a.items if c else b.__dict__.items``): a bound method, not a module."""
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             return self._is_method_reference(node.body) and self._is_method_reference(node.orelse)
         return (
-            isinstance(node, cst.Attribute) and not self._is_evident_module(dotted(node))
+            type(node) is cst.Attribute and not self._is_evident_module(dotted(node))
             and not vocab.MODEL_NAME.match(node.attr.value)
         )
 
     def _is_unseen_loss_call(self, node: cst.BaseExpression) -> bool:
         """A call that is a loss by its name only (no summary, no loss class in sight)."""
-        if not isinstance(node, cst.Call) or self._resolve(node.func) is not None:
+        if type(node) is not cst.Call or self._resolve(node.func) is not None:
             return False
         key = dotted(node.func)
         if key is not None and self._lookup(key).kind in (Kind.LOSS_FUNCTION, Kind.MODULE, Kind.INSTANCE):
@@ -1845,12 +2007,12 @@ class _Walker:
         if root in self.parameters:
             rest = key[len(root):]
             return f"arg{self.parameters.index(root)}{rest}"
-        if isinstance(self.function.node, cst.FunctionDef) and root not in self.local_names:
+        if type(self.function.node) is cst.FunctionDef and root not in self.local_names:
             return key  # a global
         return None
 
     def _effect(self, effect: Effect, inner: Optional[cst.CSTNode] = None) -> None:
-        if isinstance(self.function.node, cst.FunctionDef):
+        if type(self.function.node) is cst.FunctionDef:
             self.function.summary.effects.append(effect)
             self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
@@ -1887,7 +2049,7 @@ class _Walker:
         container = self.evaluate(target.value)
         index: set[str] = set()
         for element in target.slice:
-            if isinstance(element.slice, cst.Index):
+            if type(element.slice) is cst.Index:
                 self.evaluate(element.slice.value)
             index |= mentions(element.slice)
         key = target_key(target)
@@ -1962,9 +2124,9 @@ class _Walker:
         if key is not None:
             for prefix in key_prefixes(key):
                 self._read(prefix)
-        if isinstance(node.target, cst.Subscript):
+        if type(node.target) is cst.Subscript:
             for element in node.target.slice:
-                if isinstance(element.slice, cst.Index):
+                if type(element.slice) is cst.Index:
                     self.evaluate(element.slice.value)
         value = self.evaluate(node.value)
         if key is None:
@@ -1993,7 +2155,7 @@ class _Walker:
         loop = self._enter_loop(node, over_loader)
         wrapped = (
             [self.values.get(id(arg.value), UNKNOWN) for arg in node.iter.args]
-            if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
+            if type(node.iter) is cst.Call and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
             else []
         )
         holds_modules = iterable.kind is Kind.CONTAINER and bool(iterable.elements) and all(
@@ -2010,7 +2172,7 @@ class _Walker:
         ):
             element = join(*iterable.elements)  # ``for layer in self.layers``: one of its modules
             owner = dotted(node.iter)
-            if isinstance(node.target, cst.Name) and owner is not None:
+            if type(node.target) is cst.Name and owner is not None:
                 self.module_aliases[node.target.value] = self.module_aliases.get(owner, owner)
         if iterable.leaf and iterable.kind is Kind.CONTAINER:
             element = LEAF  # ``for p in model.parameters()``
@@ -2076,7 +2238,7 @@ class _Walker:
         pairs = [(source, name) for name, source, _ in iterated] if iterated is not None else [(iterable, target)]
         for source, name in pairs:
             if (
-                isinstance(name, cst.Name) and isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute)
+                type(name) is cst.Name and type(source) is cst.Call and type(source.func) is cst.Attribute
                 and source.func.attr.value in ("parameters", "buffers")
             ):
                 owner = dotted(source.func.value)
@@ -2160,14 +2322,14 @@ class _Walker:
 
     def _grad_mode(self, node: cst.BaseExpression, *, statement: bool) -> Optional[str]:
         """"off" for ``torch.no_grad()`` and friends, "on" for ``torch.enable_grad()``."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
         name = self.context.aliases.qualify(node.func)
         if name is None:
             return None
         if name in vocab.SET_GRAD_ENABLED:
             first = node.args[0].value if node.args else None
-            if isinstance(first, cst.Name) and first.value == "True":
+            if type(first) is cst.Name and first.value == "True":
                 return "on"
             # A variable (``set_grad_enabled(is_train)``) may be the eval branch: stay silent.
             return "off"
@@ -2189,13 +2351,13 @@ class _Walker:
         whose body runs ``with torch.set_grad_enabled(training):`` around its ``yield``: the mode
         the call's argument sets (``False`` switches grad off), or what ``no_grad`` in it sets."""
         parameters = [p.name.value for p in (*definition.params.posonly_params, *definition.params.params)]
-        offset = 1 if parameters[:1] == ["self"] and isinstance(call.func, cst.Attribute) else 0
+        offset = 1 if parameters[:1] == ["self"] and type(call.func) is cst.Attribute else 0
         for statement in iter_statements(_body(definition.body)):
-            if not isinstance(statement, cst.With):
+            if type(statement) is not cst.With:
                 continue
             for item in statement.items:
                 inner = item.item
-                if not isinstance(inner, cst.Call):
+                if type(inner) is not cst.Call:
                     continue
                 qualified = self.context.aliases.qualify(inner.func) or ""
                 if qualified in vocab.NO_GRAD_CALLABLES:
@@ -2208,13 +2370,13 @@ class _Walker:
                         positional = [a.value for a in call.args if a.keyword is None]
                         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
                         argument = keywords.get(flag) or (positional[index] if 0 <= index < len(positional) else None)
-                    if isinstance(argument, cst.Name) and argument.value in ("True", "False"):
+                    if type(argument) is cst.Name and argument.value in ("True", "False"):
                         return "on" if argument.value == "True" else "off"
         return None
 
     def _argument_class(self, function: str, index: int) -> Optional[str]:
         """The class every call in the file passes at ``index`` (None if they differ)."""
-        classes = {cls for name, position, cls in self.context.evidence.argument_classes if name == function and position == index}
+        classes = self.context.argument_classes(function, index)
         return next(iter(classes)) if len(classes) == 1 else None
 
     def _instance_of(self, name: Optional[str]) -> Optional[Value]:
@@ -2261,7 +2423,7 @@ class _Walker:
         # itself, with grad, does not (a hand-rolled trainer over a plain nn.Module)
         framework_no_grad = name in vocab.NO_GRAD_METHODS and not self._called_with_grad(f"{cls}.{name}" if cls else name)
         no_grad = inherited_no_grad or framework_no_grad or called_without_grad or any(
-            self._switches_grad_off(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            self._switches_grad_off(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
             for d in node.decorators
         )
         if cls is not None and name in vocab.FRAMEWORK_NO_GRAD_METHODS:
@@ -2269,7 +2431,7 @@ class _Walker:
             bases = {base.rsplit(".", 1)[-1] for info in self.context.class_chain(cls) for base in info.bases}
             no_grad = no_grad or any(base.endswith(vocab.FRAMEWORK_NO_GRAD_METHODS[name]) for base in bases)
         qualified_name = f"{cls}.{name}" if cls else name
-        callers = {caller for callee, caller in self.context.evidence.callers if callee == qualified_name}
+        callers = self.context.callers_of(qualified_name)
         if callers and callers <= self.context.evidence.no_grad_functions:
             no_grad = True  # every caller in the file runs without grad
         per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods
@@ -2281,7 +2443,7 @@ class _Walker:
         # In the order of a signature: ``*args`` and ``**kwargs`` are parameters too (``parameters``
         # names them with their stars), so that ``tracker.add(mel=l1, kl=l2)`` summing every
         # keyword argument into ``self.totals`` is an effect on what the call passes.
-        star_arg = node.params.star_arg if isinstance(node.params.star_arg, cst.Param) else None
+        star_arg = node.params.star_arg if type(node.params.star_arg) is cst.Param else None
         params = [
             *node.params.posonly_params, *node.params.params, *([star_arg] if star_arg else []),
             *node.params.kwonly_params, *([node.params.star_kwarg] if node.params.star_kwarg else []),
@@ -2294,7 +2456,7 @@ class _Walker:
             if not self.context.classes:
                 return None
             if reads is None:
-                reads = _attributes_read(node)
+                reads = self.context.body(node).attributes_read
             return self.context.class_by_members(reads.get(key, set()))
 
         for index, param in enumerate(params):
@@ -2333,14 +2495,14 @@ class _Walker:
         if qualified in self.context.externals.called_with_grad_by_importers:
             return True
         evidence = self.context.evidence
-        callers = {caller for callee, caller in evidence.callers if callee == qualified}
+        callers = self.context.callers_of(qualified)
         return bool(callers - evidence.no_grad_functions) and qualified not in evidence.called_without_grad
 
     def _record_called_arguments(self, key: str, call: cst.Call, definition: cst.FunctionDef) -> None:
         """``loss, log = criterion(net, batch)`` where ``criterion`` calls its first parameter:
         if ``loss`` reaches a backward, ``net`` computed its graph (a module, whatever its name)."""
         params = [param.name.value for param in (*definition.params.posonly_params, *definition.params.params)]
-        if params and params[0] in ("self", "cls") and (isinstance(call.func, cst.Attribute) or definition.name.value in ("__call__", "forward")):
+        if params and params[0] in ("self", "cls") and (type(call.func) is cst.Attribute or definition.name.value in ("__call__", "forward")):
             params = params[1:]  # bound: ``obj.method(net, x)``, or ``loss_fn(net, x)`` running ``__call__``
         called = self.context.names_called(definition)
         for position, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
@@ -2352,9 +2514,9 @@ class _Walker:
         """``key = callee(...)`` (``element``: ``key`` is that position of the result): for the
         evidence pass (is the callee a module? which part of its result is backwarded?)."""
         call = _strip_access(value_node)
-        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+        while type(call) is cst.Call and type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
             call = call.func.value  # ``net(x).view(...)``, ``f(x).sum()``
-        if not isinstance(call, cst.Call):
+        if type(call) is not cst.Call:
             return
         callee = dotted(call.func)
         if callee is None:
@@ -2369,7 +2531,7 @@ class _Walker:
                 self.context.observations.unpacked_results[(id(self.function), key)] = element
             self._record_called_arguments(key, call, definition)
             return
-        owner = self.values.get(id(call.func.value), UNKNOWN) if isinstance(call.func, cst.Attribute) else UNKNOWN
+        owner = self.values.get(id(call.func.value), UNKNOWN) if type(call.func) is cst.Attribute else UNKNOWN
         imported = self._imported_callee(call.func, owner)
         if isinstance(imported, Summary):  # recorded under its project-wide key (``meta.py:meta_loss``)
             self.context.observations.call_results.append((self.function, key, callee, True, imported.key))
@@ -2387,7 +2549,7 @@ class _Walker:
             return
         if receiver is not None and receiver.kind not in (Kind.UNKNOWN, Kind.INSTANCE, Kind.MODULE):
             return  # a method of a tensor, a number or an optimizer
-        attribute = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+        attribute = call.func.attr.value if type(call.func) is cst.Attribute else ""
         if attribute in vocab.DETACHING_METHODS or attribute in vocab.MODULE_SELF_METHODS or attribute in _TENSOR_METHODS:
             return
         if "." in callee and callee.rsplit(".", 1)[0] in self._data_names():
@@ -2405,34 +2567,34 @@ class _Walker:
         return value
 
     def _evaluate(self, node: cst.BaseExpression) -> Value:
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             if node.value in ("True", "False"):
                 return NUMBER
             if node.value == "None":
                 return NONE
             self._read(node.value)
             return self._lookup(node.value)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             return self._attribute(node)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._call(node)
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             container = self.evaluate(node.value)
             index: Optional[int] = None
             for element in node.slice:
-                if isinstance(element.slice, cst.Index):
+                if type(element.slice) is cst.Index:
                     self.evaluate(element.slice.value)
-                    if isinstance(element.slice.value, cst.Integer):
+                    if type(element.slice.value) is cst.Integer:
                         index = int(element.slice.value.value)
-                    elif isinstance(element.slice.value, cst.UnaryOperation) and isinstance(element.slice.value.expression, cst.Integer):
+                    elif type(element.slice.value) is cst.UnaryOperation and type(element.slice.value.expression) is cst.Integer:
                         index = -int(element.slice.value.expression.value)
-                elif isinstance(element.slice, cst.Slice):
+                elif type(element.slice) is cst.Slice:
                     for part in (element.slice.lower, element.slice.upper, element.slice.step):
                         if part is not None:
                             self.evaluate(part)
             if container.kind is Kind.MODULE:
                 # ``self.blocks[:n]`` is a container of modules, ``self.layers[i]`` one of them
-                sliced = any(isinstance(element.slice, cst.Slice) for element in node.slice)
+                sliced = any(type(element.slice) is cst.Slice for element in node.slice)
                 if sliced:
                     return container
                 if container.elements:
@@ -2453,15 +2615,15 @@ class _Walker:
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
             return container.part()
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left, right = self.evaluate(node.left), self.evaluate(node.right)
             if self.no_grad:
                 return combine(left, right).with_state(State.DETACHED)
-            if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and left.elements is not None and (
+            if type(node.operator) is cst.Add and left.kind is Kind.CONTAINER and left.elements is not None and (
                 right.kind in (Kind.CONTAINER, Kind.UNKNOWN)
             ):
                 return _concatenated(left, right)  # list concatenation: left's elements keep their places
-            if isinstance(node.operator, cst.Add) and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
+            if type(node.operator) is cst.Add and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
                 return join(left, right)
             sequences = [side for side in (left, right) if side.kind in (Kind.CONTAINER, Kind.TUPLE)]
             if isinstance(node.operator, cst.Multiply) and sequences:
@@ -2470,42 +2632,42 @@ class _Walker:
             if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             return combine(left, right)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             operand = self.evaluate(node.expression)
-            if isinstance(node.operator, cst.Not):
+            if type(node.operator) is cst.Not:
                 return NUMBER
             if self.no_grad:
                 return operand.with_state(State.DETACHED)
             return operand
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             return join(self.evaluate(node.left), self.evaluate(node.right))
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             self.evaluate(node.left)
             for comparison in node.comparisons:
                 self.evaluate(comparison.comparator)
             return DETACHED  # comparisons give bools or bool tensors, which carry no graph
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             self.evaluate(node.test)
             return join(self.evaluate(node.body), self.evaluate(node.orelse))
-        if isinstance(node, cst.Tuple):
+        if type(node) is cst.Tuple:
             return tuple_of([self.evaluate(element.value) for element in node.elements])
-        if isinstance(node, (cst.List, cst.Set)):
+        if type(node) is cst.List or type(node) is cst.Set:
             elements = [self.evaluate(element.value) for element in node.elements]
             inner = tuple_of(elements)
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params)
-        if isinstance(node, cst.Dict):
+        if type(node) is cst.Dict:
             parts: list[Value] = []
             entries: Optional[dict[str, Value]] = {}
             for entry in node.elements:
-                if isinstance(entry, cst.DictElement):
+                if type(entry) is cst.DictElement:
                     self.evaluate(entry.key)
                 entry_value = self.evaluate(entry.value)
                 parts.append(entry_value)
                 if entries is None:
                     continue
-                if isinstance(entry, cst.DictElement) and isinstance(entry.key, cst.SimpleString):
+                if type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString:
                     entries[str(entry.key.evaluated_value)] = entry_value
-                elif isinstance(entry, cst.StarredDictElement) and entry_value.keys is not None:
+                elif type(entry) is cst.StarredDictElement and entry_value.keys is not None:
                     entries.update(zip(entry_value.keys, entry_value.elements or ()))  # ``{**d, "k": v}``
                 else:
                     entries = None  # a computed key: one value for the whole dict
@@ -2513,28 +2675,28 @@ class _Walker:
                 return keyed(entries)
             inner = tuple_of(parts)
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        if type(node) is cst.ListComp or type(node) is cst.SetComp or type(node) is cst.GeneratorExp or type(node) is cst.DictComp:
             produced = self._comprehension(node)
             return Value(produced.state, Kind.CONTAINER, produced.double_backward, params=produced.params)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        if type(node) is cst.Integer or type(node) is cst.Float or type(node) is cst.Imaginary or type(node) is cst.SimpleString or type(node) is cst.ConcatenatedString:
             return NUMBER
-        if isinstance(node, cst.Ellipsis):
+        if type(node) is cst.Ellipsis:
             return DETACHED
-        if isinstance(node, cst.FormattedString):
+        if type(node) is cst.FormattedString:
             for content in node.parts:
-                if isinstance(content, cst.FormattedStringExpression):
+                if type(content) is cst.FormattedStringExpression:
                     self.evaluate(content.expression)
                     self._number_read(content.expression)
             return NUMBER
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return DETACHED
-        if isinstance(node, cst.NamedExpr):
+        if type(node) is cst.NamedExpr:
             value = self.evaluate(node.value)
             self._bind(node.target, node.value, value, node)
             return value
-        if isinstance(node, (cst.Await, cst.StarredElement)):
+        if type(node) is cst.Await or type(node) is cst.StarredElement:
             return self.evaluate(node.expression if isinstance(node, cst.Await) else node.value)
-        if isinstance(node, cst.Yield):
+        if type(node) is cst.Yield:
             if isinstance(node.value, cst.BaseExpression):
                 self.returns.append(self.evaluate(node.value))
                 self.function.consumed.update(mentions(node.value))
@@ -2621,7 +2783,7 @@ class _Walker:
     # ----------------------------------------------------------------- calls
     def _resolve(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
         """The function or method of this file a callee names, through classes and their bases."""
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             if func.value in self.context.classes:
                 return self.context.method(func.value, "__init__")
             definitions = self.context.functions.get(func.value)
@@ -2631,7 +2793,7 @@ class _Walker:
                 plain = [definition for definition in definitions if id(definition) not in self.context.owner]
                 return (plain or definitions)[-1]
             return self._instance_call(func)
-        if not isinstance(func, cst.Attribute):
+        if type(func) is not cst.Attribute:
             return None
         if _is_super(func.value):
             # ``super().generate(...)``: the method of a base class the file defines, if any
@@ -2658,7 +2820,7 @@ class _Walker:
         if owner.kind in (Kind.UNKNOWN, Kind.MODULE) and (dotted(func.value) is not None or _element_owner(func.value) is not None):
             # An object whose class the file does not show: a method defined by exactly one class
             # of the file, with effects (``meter.update``, ``self.meters[k].update``), is that class's.
-            candidates = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
+            candidates = self.context.methods_named(method)
             # (an abstract base's stub beside one implementation: ``Callback.on_train_batch_end``)
             implemented = [candidate for candidate in candidates if not _is_stub(candidate)]
             if len(implemented) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
@@ -2668,9 +2830,9 @@ class _Walker:
     def _call(self, node: cst.Call) -> Value:
         func = node.func
         receiver = UNKNOWN
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             receiver = self.evaluate(func.value)
-        elif isinstance(func, cst.Name):
+        elif type(func) is cst.Name:
             self._read(func.value)
         else:
             self.evaluate(func)
@@ -2688,7 +2850,7 @@ class _Walker:
         func = node.func
         name = self.context.aliases.qualify(func) or ""
         identifier = last_identifier(func) or ""
-        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        method = func.attr.value if type(func) is cst.Attribute else None
         positional = [value for arg, value in zip(node.args, arguments) if arg.keyword is None and not arg.star]
         key = dotted(func)
 
@@ -2700,7 +2862,7 @@ class _Walker:
             if method is None:
                 for arg in node.args:
                     self._number_read(arg.value)
-            elif isinstance(func, cst.Attribute):
+            elif type(func) is cst.Attribute:
                 self._number_read(func.value)
             return NUMBER
         if method in vocab.NUMBER_METHODS and (node.args or method != "size") and receiver.kind is not Kind.MODULE and receiver.cls is None:
@@ -2721,15 +2883,15 @@ class _Walker:
             return LEAF  # a fresh leaf: no history, but what is computed from it is attached
         if receiver.leaf and method is not None and method not in vocab.DETACHING_METHODS:
             return Value(State.ATTACHED, Kind.TENSOR)  # ``w.t()``, ``w.sum()`` record a graph
-        if method in _CUTTING_METHODS and isinstance(func, cst.Attribute):
+        if method in _CUTTING_METHODS and type(func) is cst.Attribute:
             self.context.facts.detached_reads |= data_mentions(func.value)
         if (
-            method in vocab.DETACHING_METHODS and receiver.kind is Kind.UNKNOWN and isinstance(self.statement, cst.Expr)
-            and self.statement.value is node and isinstance(func, cst.Attribute) and dotted(func.value) is not None
+            method in vocab.DETACHING_METHODS and receiver.kind is Kind.UNKNOWN and type(self.statement) is cst.Expr
+            and self.statement.value is node and type(func) is cst.Attribute and dotted(func.value) is not None
         ):
             # ``dec_state.detach()`` as a statement: a no-op on a tensor, so the object is one of the
             # file's classes whose own ``detach`` replaces its state (the one class defining it)
-            implemented = [info.methods[method] for info in self.context.classes.values() if method in info.methods]
+            implemented = self.context.methods_named(method)
             if len(implemented) == 1:
                 return self._apply_summary(node, implemented[0], receiver, arguments)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
@@ -2737,8 +2899,8 @@ class _Walker:
         definition = self._resolve(func)
         if definition is not None and definition.name.value != "__init__":
             return self._apply_summary(node, definition, receiver, arguments)
-        if definition is not None or (isinstance(func, cst.Name) and func.value in self.context.classes):
-            cls_name = func.value if isinstance(func, cst.Name) else ""
+        if definition is not None or (type(func) is cst.Name and func.value in self.context.classes):
+            cls_name = func.value if type(func) is cst.Name else ""
             if definition is not None:
                 self._apply_summary(node, definition, UNKNOWN, arguments, construct=True)
             info = self.context.classes.get(cls_name)
@@ -2822,14 +2984,14 @@ class _Walker:
             return self._loss_value(positional, arguments)
         if self._is_model_call(func, key, identifier):
             return self._forward(Value(State.DETACHED, Kind.MODULE), arguments)
-        if isinstance(func, cst.Name) and identifier == "map" and len(positional) >= 2:
+        if type(func) is cst.Name and identifier == "map" and len(positional) >= 2:
             # ``map(sum, zip(totals, losses))``: a builtin or torch function applied to each item
             # keeps the items' graphs; any other mapper may compute anything.
             mapper = self.context.aliases.qualify(node.args[0].value) or dotted(node.args[0].value) or ""
             if mapper in vocab.PASSING_BUILTINS or (mapper.startswith("torch.") and not mapper.startswith("torch.nn.")):
                 inner = combine(*positional[1:])
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
-        if isinstance(func, cst.Name) and identifier == "dict" and len(positional) == 1 and not node.args[0].keyword and positional[0].keys is not None:
+        if type(func) is cst.Name and identifier == "dict" and len(positional) == 1 and not node.args[0].keyword and positional[0].keys is not None:
             return positional[0]  # ``dict(d)``: a copy, entry by entry
         if isinstance(func, cst.Name) and identifier in ("iter", "next") and len(positional) == 1 and positional[0].kind in (Kind.MODULE, Kind.CONTAINER):
             # ``layers = iter(flow)`` then ``layer = next(layers)``: the iterator holds what the
@@ -2977,7 +3139,7 @@ class _Walker:
                 return Value(State.DETACHED, Kind.CONTAINER, elements=(instance,), open_tail=True)
         if identifier in ("DistributedDataParallel", "DataParallel", "DDP", "FSDP", "FullyShardedDataParallel"):
             return Value(State.DETACHED, Kind.MODULE)
-        if identifier == "from_pretrained" and isinstance(node.func, cst.Attribute):
+        if identifier == "from_pretrained" and type(node.func) is cst.Attribute:
             owner = last_identifier(node.func.value) or ""
             if owner.endswith(vocab.INFERENCE_PIPELINES):
                 return Value(State.DETACHED, Kind.INSTANCE)  # not a module, whatever it is called
@@ -3000,12 +3162,12 @@ class _Walker:
             if arg.keyword is not None or arg.star:
                 return None
             inner = arg.value
-            if isinstance(inner, (cst.List, cst.Tuple)):
+            if type(inner) is cst.List or type(inner) is cst.Tuple:
                 parts.extend(element.value for element in inner.elements)
-            elif isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
+            elif type(inner) is cst.ListComp or type(inner) is cst.GeneratorExp:
                 parts.append(inner.elt)
-            elif isinstance(inner, cst.Dict):
-                parts.extend(entry.value for entry in inner.elements if isinstance(entry, cst.DictElement))
+            elif type(inner) is cst.Dict:
+                parts.extend(entry.value for entry in inner.elements if type(entry) is cst.DictElement)
             else:
                 parts.append(inner)
         values = tuple(self.values.get(id(part), UNKNOWN) for part in parts)
@@ -3021,16 +3183,18 @@ class _Walker:
 
     def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
         """The function, method or class of another module of the project that a callee names."""
-        if isinstance(func, cst.Attribute) and _is_super(func.value):
+        if not self.context.imports_from_project:
+            return None  # (every look-up below would find nothing)
+        if type(func) is cst.Attribute and _is_super(func.value):
             # ``super().generate(...)`` in a class whose base another module defines
             # (Whisper's mixin on ``GenerationMixin``, whose ``generate`` runs without grad).
             return self.context.imported_method(self.function.cls, func.attr.value) if self.function.cls else None
-        if isinstance(func, cst.Attribute) and receiver.cls is not None:
+        if type(func) is cst.Attribute and receiver.cls is not None:
             method = self.context.imported_method(receiver.cls, func.attr.value)
             if method is not None:
                 return method
         key = dotted(func)
-        element = isinstance(func, cst.Attribute) and _element_owner(func.value) is not None  # ``meters[k].update(v)``
+        element = type(func) is cst.Attribute and _element_owner(func.value) is not None  # ``meters[k].update(v)``
         if key is None and not element:
             return None
         if key is not None:
@@ -3042,11 +3206,11 @@ class _Walker:
             found = self.context.externals.resolve(key)
             if isinstance(found, (Summary, ClassSummary)):
                 return found
-        if isinstance(func, cst.Attribute) and receiver.kind is Kind.UNKNOWN and not receiver.params:
+        if type(func) is cst.Attribute and receiver.kind is Kind.UNKNOWN and not receiver.params:
             # An object whose class the file does not show: a method only one imported class
             # defines, with effects (``meter.update``), is that class's (as for the file's own).
             name = func.attr.value
-            if name.startswith("__") or name in _COMMON_METHODS or any(name in info.methods for info in self.context.classes.values()):
+            if name.startswith("__") or name in _COMMON_METHODS or self.context.methods_named(name):
                 return None
             candidates = self.context.externals.methods_named(name)
             if len(candidates) == 1 and candidates[0].effects:
@@ -3062,7 +3226,7 @@ class _Walker:
             if initialiser is not None:
                 self._apply_callee(node, initialiser, UNKNOWN, arguments, construct=True)
             return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
-        if receiver.kind is Kind.MODULE and isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward":
+        if receiver.kind is Kind.MODULE and type(node.func) is cst.Attribute and node.func.attr.value == "forward":
             self._mark_loops(forward=True)
         return self._apply_callee(node, imported, receiver, arguments)
 
@@ -3239,7 +3403,7 @@ class _Walker:
         """The caller's key for a summary's effect target."""
         func = node.func
         if target.startswith("self."):
-            if not isinstance(func, cst.Attribute):
+            if type(func) is not cst.Attribute:
                 # ``memory(feats)``: the instance called is ``self``
                 owner = dotted(func) if summary.name.rsplit(".", 1)[-1] in ("forward", "__call__") else None
                 return f"{owner}.{target[len('self.'):]}" if owner is not None else None
@@ -3257,7 +3421,7 @@ class _Walker:
             # (``*args`` is the call's own tuple: nothing the caller holds)
             argument = argument_at(node, summary, int(head[3:]))
             owner = dotted(argument) if argument is not None else None
-            if owner is None and isinstance(argument, cst.Call):
+            if owner is None and type(argument) is cst.Call:
                 owner = self._accessor_target(argument)
             if owner is None:
                 return None
@@ -3269,7 +3433,7 @@ class _Walker:
         self.callbacks`` over a container the function does not build in that loop."""
         for loop in reversed(self.loops):
             node = loop.node
-            if isinstance(node, cst.For) and isinstance(node.target, cst.Name) and node.target.value == name:
+            if type(node) is cst.For and type(node.target) is cst.Name and node.target.value == name:
                 iterated = dotted(node.iter)
                 return iterated if iterated is not None and iterated.startswith("self.") else None
         return None
@@ -3278,7 +3442,7 @@ class _Walker:
         """``self.target`` for ``self._get_target()`` when that method of the file only ever
         returns ``self.target`` (a lazily built EMA copy): an effect on what it returns is an
         effect on that attribute."""
-        if call.args or not isinstance(call.func, cst.Attribute) or dotted(call.func.value) != "self":
+        if call.args or type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
             return None
         definition = self._resolve(call.func)
         if definition is None:
@@ -3291,7 +3455,7 @@ class _Walker:
 
     def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value], callee: Optional[Function] = None) -> None:
         statement = self.statement
-        in_container = isinstance(node.func, cst.Attribute) and (
+        in_container = type(node.func) is cst.Attribute and (
             (dotted(node.func.value) is None and _element_owner(node.func.value) is not None)
             or (dotted(node.func.value) is not None and self._iterated_container(dotted(node.func.value) or "") is not None)
         )
@@ -3445,14 +3609,14 @@ class _Walker:
     def _resolve_callable(self, node: cst.BaseExpression) -> Optional[cst.FunctionDef]:
         """The function a callable expression denotes: a function of the file, or the nested
         function a factory of the file returns (``register_forward_hook(save_output(name))``)."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return self._resolve(node)
         factory = self._resolve(node.func)
         if factory is None:
             return None
-        nested = {s.name.value: s for s in _body(factory.body) if isinstance(s, cst.FunctionDef)}
+        nested = {s.name.value: s for s in _body(factory.body) if type(s) is cst.FunctionDef}
         for statement in iter_statements(_body(factory.body)):
-            if isinstance(statement, cst.Return) and isinstance(statement.value, cst.Name):
+            if type(statement) is cst.Return and type(statement.value) is cst.Name:
                 return nested.get(statement.value.value)
         return None
 
@@ -3495,7 +3659,7 @@ class _Walker:
             return False
         if identifier[:1].isupper() and not identifier.isupper():
             return False  # ``EncoderDecoderCache(...)``, ``Decoder(cfg)``: a class being built, not a forward
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             # ``self.encoder(x)`` and ``model.backbone(x)`` are submodules; ``cfg.model(...)`` is not.
             owner = dotted(func.value)
             return owner is not None and (
@@ -3520,11 +3684,11 @@ class _Walker:
     def _call_events(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> None:
         func = node.func
         name = self.context.aliases.qualify(func) or ""
-        method = func.attr.value if isinstance(func, cst.Attribute) else None
-        receiver_key = dotted(func.value) if isinstance(func, cst.Attribute) else None
+        method = func.attr.value if type(func) is cst.Attribute else None
+        receiver_key = dotted(func.value) if type(func) is cst.Attribute else None
         if method == "eval" and not node.args:
             self.function.summary.evaluates = True
-        if method == "requires_grad_" and isinstance(func, cst.Attribute):
+        if method == "requires_grad_" and type(func) is cst.Attribute:
             owner = _chain_root(func.value, vocab.MODULE_SELF_METHODS)
             known = self._lookup(owner) if owner is not None else UNKNOWN
             if owner is not None and (known.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) or self._is_evident_module(owner)):
@@ -3537,13 +3701,13 @@ class _Walker:
                 self.context.observations.module_uses.add((scope, receiver_key))
         if method in vocab.BACKWARD_METHODS or name in vocab.AUTOGRAD_GRAD or name in vocab.AUTOGRAD_BACKWARD:
             self._backward(node, name, method)
-        elif method == "step" and isinstance(func, cst.Attribute):
+        elif method == "step" and type(func) is cst.Attribute:
             owner = last_identifier(func.value) or ""
             if receiver.kind is Kind.OPTIMIZER or vocab.OPTIMIZER_NAME.match(owner) or owner.endswith("scaler"):
                 self._mark_loops(step=True)
         elif method == "register_buffer" and receiver_key == "self" and self.function.cls is not None and node.args:
             literal = node.args[0].value
-            if isinstance(literal, cst.SimpleString):
+            if type(literal) is cst.SimpleString:
                 attribute = literal.evaluated_value if isinstance(literal.evaluated_value, str) else None
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
@@ -3565,7 +3729,7 @@ class _Walker:
                         if owner is not None and effect.target.startswith("self."):
                             effect = replace(effect, target=owner + effect.target[len("self"):])
                         self.context.hooks.append((effect, function, store_node))
-        elif method in vocab.STORING_METHODS and isinstance(func, cst.Attribute) and self._imported_callee(func, receiver) is None:
+        elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
             if key is None:
                 return
@@ -3576,7 +3740,7 @@ class _Walker:
                 if value.attached:
                     self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
                 self.env[key] = _grown(self._lookup(key), method, value)
-        elif method == "update" and isinstance(func, cst.Attribute) and receiver.kind is Kind.CONTAINER and receiver.cls is None:
+        elif method == "update" and type(func) is cst.Attribute and receiver.kind is Kind.CONTAINER and receiver.cls is None:
             # ``scalars.update({f"g/{i}": v for i, v in enumerate(terms)})`` on a dict: its entries
             # now hold what the mapping (or the keywords) held
             key = target_key(func.value)
@@ -3587,7 +3751,7 @@ class _Walker:
                 self._store(node, func.value, key, method, node.args[0].value, given, frozenset({"<append>"}))
                 held = self._lookup(key)
                 self.env[key] = replace(held, state=State.ATTACHED if given.attached else held.state, elements=None, keys=None, open_tail=False)
-        elif method in vocab.IN_PLACE_UPDATES and isinstance(func, cst.Attribute) and _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None:
+        elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None:
             receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES)
             assert receiver_key is not None
             receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
@@ -3602,7 +3766,7 @@ class _Walker:
                 outside = self._outside_target(receiver_key)
                 if outside is not None:
                     self._effect(Effect("carry", outside, operand, self.function.name, method))
-        elif method in ("detach_", "clear") and isinstance(func, cst.Attribute):
+        elif method in ("detach_", "clear") and type(func) is cst.Attribute:
             key = target_key(func.value) if method == "detach_" else dotted(func.value)  # ``hidden[0].detach_()``
             if key is not None:
                 self.env[key] = DETACHED
@@ -3627,7 +3791,7 @@ class _Walker:
             outputs = keyword(node, "tensors") or (positional[0] if positional else None)
         else:
             kind = "backward"
-            assert isinstance(func, cst.Attribute)
+            assert type(func) is cst.Attribute
             # accelerator.backward(loss) and self.manual_backward(loss) name the tensor as an argument
             owner_is_tensor = self.values.get(id(func.value), UNKNOWN).attached or not positional
             outputs = func.value if owner_is_tensor else positional[0]
@@ -3715,26 +3879,26 @@ def _tuple_result(method: str, tensor_value: Value, with_dim: bool) -> Optional[
 def is_parameters_call(node: cst.BaseExpression) -> bool:
     """``model.parameters()``, ``list(...)`` of it, ``OrderedDict(... for n, p in m.named_parameters())``."""
     while True:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.args:
             node = node.args[0].value  # ``list(model.parameters())``, ``chain(...)``
-        elif isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.DictComp)) and node.for_in.inner_for_in is None:
+        elif (type(node) is cst.GeneratorExp or type(node) is cst.ListComp or type(node) is cst.DictComp) and node.for_in.inner_for_in is None:
             node = node.for_in.iter  # ``OrderedDict((n, p) for (n, p) in self.named_parameters())``
         else:
             break
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in (
         "parameters", "named_parameters"
     )
 
 
 def _iterates_modules(node: cst.BaseExpression) -> bool:
     """``self.layers``, ``model.children()``, ``zip(self.blocks, ...)``: one forward, module by module."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in (
         "children", "modules", "named_children", "named_modules", "parameters", "named_parameters"
     ):
         return True
-    if isinstance(node, cst.Call) and last_identifier(node.func) in ("zip", "enumerate", "reversed"):
+    if type(node) is cst.Call and last_identifier(node.func) in ("zip", "enumerate", "reversed"):
         return any(_iterates_modules(arg.value) for arg in node.args)
-    while isinstance(node, cst.Subscript):
+    while type(node) is cst.Subscript:
         node = node.value  # ``self.layers[: n]``
     key = dotted(node)
     return key is not None and key.startswith("self.") and any(
@@ -3745,15 +3909,15 @@ def _iterates_modules(node: cst.BaseExpression) -> bool:
 def _framework_loss_roots(node: cst.BaseExpression, aliases: ImportAliases) -> set[str]:
     """The names a framework backwards in a returned ``loss``, ``{"loss": loss, ...}`` or
     ``(loss, outputs) if return_outputs else loss``."""
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         return _framework_loss_roots(node.body, aliases) | _framework_loss_roots(node.orelse, aliases)
-    if isinstance(node, cst.Dict):
+    if type(node) is cst.Dict:
         return set().union(*(
             _backward_roots(element.value, aliases) for element in node.elements
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+            if type(element) is cst.DictElement and type(element.key) is cst.SimpleString
             and element.key.evaluated_value == "loss"
         ))
-    if isinstance(node, cst.Tuple) and node.elements:
+    if type(node) is cst.Tuple and node.elements:
         return _backward_roots(node.elements[0].value, aliases)  # ``(loss, outputs)``: the first
     return _backward_roots(node, aliases)
 
@@ -3761,36 +3925,31 @@ def _framework_loss_roots(node: cst.BaseExpression, aliases: ImportAliases) -> s
 def _backward_roots(node: cst.CSTNode, aliases: ImportAliases) -> set[str]:
     """The names holding the backwarded value: ``loss`` in ``scaler.scale(loss.mean())`` and in
     ``out["loss"]``; not the inputs of a forward or loss call (``x`` in ``model(x).sum()``)."""
-    if isinstance(node, cst.Arg):  # ``accelerator.backward(loss)``, ``autograd.grad(loss, params)``
+    if type(node) is cst.Arg:  # ``accelerator.backward(loss)``, ``autograd.grad(loss, params)``
         return _backward_roots(node.value, aliases)
-    if isinstance(node, (cst.Name, cst.Attribute)):
+    if type(node) is cst.Name or type(node) is cst.Attribute:
         key = dotted(node)
         if key is not None:
             return {key}
-        return _backward_roots(node.value, aliases) if isinstance(node, cst.Attribute) else set()
-    if isinstance(node, cst.Subscript):
+        return _backward_roots(node.value, aliases) if type(node) is cst.Attribute else set()
+    if type(node) is cst.Subscript:
         return _backward_roots(node.value, aliases)
-    if isinstance(node, cst.BinaryOperation):
+    if type(node) is cst.BinaryOperation:
         return _backward_roots(node.left, aliases) | _backward_roots(node.right, aliases)
-    if isinstance(node, cst.UnaryOperation):
+    if type(node) is cst.UnaryOperation:
         return _backward_roots(node.expression, aliases)
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if type(node) is cst.Tuple or type(node) is cst.List:
         return set().union(*(_backward_roots(element.value, aliases) for element in node.elements))
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         func = node.func
         name = aliases.qualify(func) or ""
-        if isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in _TENSOR_METHODS:
             return _backward_roots(func.value, aliases)
         if (name.startswith("torch.") and not name.startswith("torch.nn.")) or name in vocab.PASSING_BUILTINS or (
-            isinstance(func, cst.Attribute) and func.attr.value in ("scale", *vocab.PASSING_WRAPPERS)
+            type(func) is cst.Attribute and func.attr.value in ("scale", *vocab.PASSING_WRAPPERS)
         ):
             return set().union(*(_backward_roots(arg.value, aliases) for arg in node.args))
     return set()
-
-
-def _calls_in_statements(function: cst.FunctionDef) -> Iterator[cst.Call]:
-    """Every call in a function's body (nested functions included)."""
-    return (node for node in subtree(function.body) if isinstance(node, cst.Call))
 
 
 def _calls_in(node: cst.BaseExpression) -> Iterator[cst.Call]:
@@ -3815,7 +3974,7 @@ def _concatenates_onto(call: cst.Call, key: str, aliases: ImportAliases) -> bool
 
 def _root_key(node: cst.BaseExpression) -> Optional[str]:
     """``self.queue`` for ``self.queue.to(device)``: the tensor a chain of tensor methods starts from."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _TENSOR_METHODS:
+    while type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in _TENSOR_METHODS:
         node = node.func.value
     return dotted(node)
 
@@ -3823,7 +3982,7 @@ def _root_key(node: cst.BaseExpression) -> Optional[str]:
 def _is_sum_of_list(call: cst.Call, key: str) -> bool:
     """``sum([total, loss])``: an accumulation written as a call."""
     return (
-        isinstance(call.func, cst.Name)
+        type(call.func) is cst.Name
         and call.func.value == "sum"
         and len(call.args) == 1
         and isinstance(call.args[0].value, (cst.List, cst.Tuple))
@@ -3833,9 +3992,15 @@ def _is_sum_of_list(call: cst.Call, key: str) -> bool:
 
 def _is_super(node: cst.BaseExpression) -> bool:
     """``super()`` (or ``super(Cls, self)``)."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "super"
 
 
 def _is_logging(call: cst.Call) -> bool:
-    name = (dotted(call.func) or "").lower()
+    return _names_logging(dotted(call.func) or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_logging(callee: str) -> bool:
+    """``writer.add_scalar``, ``print``, ``wandb.log`` (memoised: asked for every call)."""
+    name = callee.lower()
     return name == "print" or any(word in name for word in vocab.LOGGING_WORDS)

@@ -204,9 +204,9 @@ def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, s
 
     def specs() -> Iterator[_ImportSpec]:
         for statement in statements:
-            if isinstance(statement, cst.Import):
+            if type(statement) is cst.Import:
                 yield None, 0, [(dotted(alias.name) or "", _asname(alias)) for alias in statement.names]
-            elif isinstance(statement, cst.ImportFrom):
+            elif type(statement) is cst.ImportFrom:
                 base = dotted(statement.module) if statement.module is not None else ""
                 if base is None:
                     continue
@@ -219,7 +219,7 @@ def import_bindings(statements: Iterator[cst.CSTNode], file: Path, root: Path, s
 
 
 def _asname(alias: cst.ImportAlias) -> Optional[str]:
-    return alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
+    return alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name else None
 
 
 def _ast_bindings(tree: ast.Module, file: Path, root: Path, source: str) -> list[ImportBinding]:
@@ -266,9 +266,9 @@ def _iter_imports(body: Union[cst.Module, cst.CSTNode]) -> Iterator[cst.CSTNode]
     """Every import statement of a module, nested ones included (``try: import ...``)."""
     from torchleak.analysis.flow import iter_statements
 
-    statements = body.body if isinstance(body, cst.Module) else [body]
+    statements = body.body if type(body) is cst.Module else [body]
     for statement in iter_statements(statements):
-        if isinstance(statement, (cst.Import, cst.ImportFrom)):
+        if type(statement) is cst.Import or type(statement) is cst.ImportFrom:
             yield statement
 
 
@@ -1090,7 +1090,7 @@ class _ClassRegistry(Mapping[str, ClassSummary]):
 # --------------------------------------------------------------------------- exporting
 def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:
     """The top-level functions and classes of an analysed module, as its importers see them."""
-    local_classes = {statement.name.value: statement for statement in module.body if isinstance(statement, cst.ClassDef)}
+    local_classes = {statement.name.value: statement for statement in module.body if type(statement) is cst.ClassDef}
     by_node = {id(function.node): function for function in facts.functions}
     lines = _Lines(module, tree)
 
@@ -1132,7 +1132,7 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
     if facts.evidence is not None:
         exported.backwarded = sorted(key for key in facts.evidence.backwarded_results if ":" in key)
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
+        if type(statement) is cst.FunctionDef:
             summary = summary_of(statement)
             if summary is not None:
                 exported.functions[statement.name.value] = summary
@@ -1146,8 +1146,8 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
                     info.attributes.setdefault(attribute, value)
                 info.is_module = info.is_module or definition.is_module
                 continue
-            for member in definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ():
-                if isinstance(member, cst.FunctionDef) and member.name.value not in info.methods:
+            for member in definition.body.body if type(definition.body) is cst.IndentedBlock else ():
+                if type(member) is cst.FunctionDef and member.name.value not in info.methods:
                     summary = summary_of(member)
                     if summary is not None:
                         info.methods[member.name.value] = summary
@@ -1204,7 +1204,7 @@ class _Lines:
 
     def of(self, node: cst.CSTNode, within: Union[cst.FunctionDef, cst.Module, None] = None) -> Optional[int]:
         """The first line of ``node``, a statement of the function ``within``."""
-        if isinstance(within, cst.FunctionDef):
+        if type(within) is cst.FunctionDef:
             anchored = self._in_function(within)
             if anchored is not None:
                 offset, positions = anchored
@@ -1237,7 +1237,7 @@ class _Lines:
 
             self._def_lines = {}
             if self._tree is not None:
-                ordered = [node for node in iter_statements(self._module.body) if isinstance(node, cst.FunctionDef)]
+                ordered = [node for node in iter_statements(self._module.body) if type(node) is cst.FunctionDef]
                 lines = sorted(
                     (node.lineno, node.col_offset)
                     for node in ast.walk(self._tree)

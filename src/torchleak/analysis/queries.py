@@ -29,7 +29,7 @@ def leaking_loop(event: Held, facts: FileFacts) -> Optional[Loop]:
 def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
     """``forward`` may keep state on ``self`` that the training loop resets through another method
     (``model.cache.clear()``, ``detach_state()``): how often is not known, so stay silent."""
-    if not (loop.per_batch_method and isinstance(loop.node, cst.FunctionDef) and loop.node.name.value == "forward"):
+    if not (loop.per_batch_method and type(loop.node) is cst.FunctionDef and loop.node.name.value == "forward"):
         return False
     attribute = key.rsplit(".", 1)[-1]
     return any(
@@ -90,7 +90,7 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
     """Whether a function of the file differentiates what ``key`` holds: REINFORCE's
     ``policy.saved_log_probs``, filled in ``select_action`` and backwarded in ``finish_episode``.
     A local of ``owner`` (``out`` in ``sample_eval``) is no other function's ``out``."""
-    if owner is not None and "." not in key and not isinstance(owner.node, cst.Module) and any(b.key == key for b in owner.bindings):
+    if owner is not None and "." not in key and type(owner.node) is not cst.Module and any(b.key == key for b in owner.bindings):
         return False
     attribute = key.rsplit(".", 1)[-1]
 
@@ -278,7 +278,7 @@ def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
                 continue
             if backwarded_elsewhere(facts, store.key):
                 continue
-            if isinstance(function.node, cst.FunctionDef):
+            if type(function.node) is cst.FunctionDef:
                 yield store, Loop(function.node, None, per_batch_method=True)
 
 
@@ -513,7 +513,7 @@ def _helper_grad_inputs(call: BackwardCall) -> set[str]:
     """For the call of a helper whose every backward is ``autograd.grad`` with respect to some of
     its parameters (``inner_opt.step(loss, params)``), the names the call passes there."""
     summary = call.callee
-    if call.kind != "call" or summary is None or summary.grad_inputs is None or not isinstance(call.node, cst.Call):
+    if call.kind != "call" or summary is None or summary.grad_inputs is None or type(call.node) is not cst.Call:
         return set()
     node = call.node
     return set().union(*(mentions(argument) for index in summary.grad_inputs for argument in [argument_at(node, summary, index)] if argument is not None))
@@ -534,7 +534,7 @@ def _grad_inputs(call: BackwardCall) -> set[str]:
 
 def _grad_inputs_node(call: BackwardCall) -> Optional[cst.BaseExpression]:
     """The ``inputs`` argument of ``torch.autograd.grad(outputs, inputs)``."""
-    return grad_inputs_argument(call.node) if isinstance(call.node, cst.Call) else None
+    return grad_inputs_argument(call.node) if type(call.node) is cst.Call else None
 
 
 def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:
@@ -553,7 +553,7 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding]) -> Optional[Bi
         # the file carries state in its forward: that state is what the flag papers over.
         for binding in carried.values():
             scope = binding.loop
-            if scope is not None and scope.per_batch_method and isinstance(scope.node, cst.FunctionDef) and scope.node.name.value == "forward":
+            if scope is not None and scope.per_batch_method and type(scope.node) is cst.FunctionDef and scope.node.name.value == "forward":
                 return binding
     return None
 
@@ -567,7 +567,7 @@ def statement_text(facts: FileFacts, node: cst.CSTNode, limit: int = 72) -> str:
 def item_fix(facts: FileFacts, node: cst.BaseExpression) -> str:
     """``loss.item()`` for ``loss``, ``(a * b).item()`` for ``a * b``."""
     text = statement_text(facts, node, limit=48)
-    if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+    if type(node) is cst.Name or type(node) is cst.Attribute or type(node) is cst.Subscript or type(node) is cst.Call:
         return text
     return f"({text})"
 
@@ -611,7 +611,7 @@ def _top_level_or_method(facts: FileFacts, function: Function) -> bool:
     for statement in facts.module.body:
         if statement is function.node:
             return True
-        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+        if type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
             if any(member is function.node for member in statement.body.body):
                 return True
     return False
@@ -692,7 +692,7 @@ def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
     such a value. What the analysis cannot trace counts as a reuse."""
     caller = site.function
     passing = [b for b in caller.backwards if b.kind == "call" and b.callee is not None and b.callee.key == site.callee]
-    if not passing or not isinstance(caller.node, cst.FunctionDef):
+    if not passing or type(caller.node) is not cst.FunctionDef:
         return True
     detached = _only_detached(caller)
     # what can carry a graph: a name the caller binds to one, or an attribute some method does
@@ -842,7 +842,7 @@ def _owners(keys: set[str]) -> set[str]:
 def differentiated_again(call: BackwardCall) -> bool:
     """Whether what ``call`` returns reaches a later backward, a return, or leaves the function."""
     function = call.function
-    if isinstance(call.statement, cst.Return):
+    if type(call.statement) is cst.Return:
         return True
     derived = function.derived_from(function.bound_by(call.statement))
     later = set().union(*(other.mentions for other in function.backwards if other is not call))

@@ -64,14 +64,14 @@ class TensorEvidence:
         """Whether ``node`` is certainly one tensor (not a tuple, a model's output, a number)."""
         if value_of(self.facts, node).kind is Kind.TENSOR:
             return True
-        if isinstance(node, cst.Subscript) and self._grad_call(node.value):
+        if type(node) is cst.Subscript and self._grad_call(node.value):
             return True  # ``torch.autograd.grad(...)[0]``
         key = dotted(node)
         return key is not None and (self._backwarded(key) is not None or self._grad_element(key))
 
     def _grad_call(self, node: cst.BaseExpression) -> bool:
         """``torch.autograd.grad(...)`` without ``allow_unused=True``: a tuple of tensors."""
-        if not isinstance(node, cst.Call) or (self.aliases.qualify(node.func) or "") not in vocab.AUTOGRAD_GRAD:
+        if type(node) is not cst.Call or (self.aliases.qualify(node.func) or "") not in vocab.AUTOGRAD_GRAD:
             return False
         return not _has_keyword(node, "allow_unused")
 
@@ -83,11 +83,11 @@ class TensorEvidence:
             return False
         for binding in bindings:
             statement = binding.node
-            if not isinstance(statement, cst.Assign):
+            if type(statement) is not cst.Assign:
                 return False
             value = statement.value
-            unpacked = self._grad_call(value) and all(isinstance(t.target, (cst.Tuple, cst.List)) for t in statement.targets)
-            indexed = isinstance(value, cst.Subscript) and self._grad_call(value.value)
+            unpacked = self._grad_call(value) and all(type(t.target) is cst.Tuple or type(t.target) is cst.List for t in statement.targets)
+            indexed = type(value) is cst.Subscript and self._grad_call(value.value)
             if not (unpacked or indexed):
                 return False
         return True
@@ -101,7 +101,7 @@ class TensorEvidence:
         found: Optional[bool] = None
         for call in self.function.backwards:
             node = call.node
-            if call.kind != "backward" or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            if call.kind != "backward" or type(node) is not cst.Call or type(node.func) is not cst.Attribute:
                 continue
             positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
             if dotted(node.func.value) == key:
@@ -117,24 +117,24 @@ class TensorEvidence:
         """Whether ``node`` is certainly a tensor with exactly one element (so ``.item()`` works)."""
         if not self.tensor(node):
             return False
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if type(node) is cst.Name or type(node) is cst.Attribute:
             key = dotted(node)
             return key is not None and self._key_one_element(key)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             name = self.aliases.qualify(node.func) or ""
             if vocab.FUNCTIONAL_LOSS.match(name):
                 return not _has_keyword(node, "reduction")
             if name in ("torch.sum", "torch.mean") and len(node.args) == 1 and node.args[0].keyword is None:
                 return True
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _FULL_REDUCTIONS and not node.args:
+            if type(node.func) is cst.Attribute and node.func.attr.value in _FULL_REDUCTIONS and not node.args:
                 return True
             constructor = self._loss_module_call(node)
             return constructor is not None and not _has_keyword(constructor, "reduction")
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left, right = node.left, node.right
             return (self._one_or_number(left) and self._one_or_number(right)) and not (self.number(left) and self.number(right))
-        if isinstance(node, cst.UnaryOperation):
-            return not isinstance(node.operator, cst.Not) and self.one_element(node.expression)
+        if type(node) is cst.UnaryOperation:
+            return type(node.operator) is not cst.Not and self.one_element(node.expression)
         return False
 
     def _one_or_number(self, node: cst.BaseExpression) -> bool:
@@ -166,8 +166,8 @@ class TensorEvidence:
                 if binding.key != key:
                     continue
                 statement = binding.node
-                value = statement.value if isinstance(statement, cst.Assign) and len(statement.targets) == 1 else None
-                if not isinstance(value, cst.Call) or binding.value.kind is not Kind.LOSS_FUNCTION:
+                value = statement.value if type(statement) is cst.Assign and len(statement.targets) == 1 else None
+                if type(value) is not cst.Call or binding.value.kind is not Kind.LOSS_FUNCTION:
                     return None
                 found = value
         return found
@@ -193,7 +193,7 @@ class TensorEvidence:
             shapes = {"unknown"}
         fed_shape_known = shapes <= {"tensor", "tuple", "tuple?"}
         for binding in function.bindings:
-            if binding.key != key or not loop.contains(binding.seq) or isinstance(binding.node, (cst.Del, cst.Call)):
+            if binding.key != key or not loop.contains(binding.seq) or (type(binding.node) is cst.Del or type(binding.node) is cst.Call):
                 continue
             shape = shape_of(binding.value)
             if shape == "unknown" and binding.fed_to_call and fed_shape_known:
@@ -206,19 +206,19 @@ def bound_expression(binding: Binding, key: str) -> Union[cst.BaseExpression, No
     """The expression a binding gives ``key``; None when it says nothing about the type (``del``,
     ``detach_()``, ``key += x``); False when it cannot be told (an element of a call's tuple)."""
     node = binding.node
-    if isinstance(node, (cst.Del, cst.Call, cst.AugAssign)):
+    if type(node) is cst.Del or type(node) is cst.Call or type(node) is cst.AugAssign:
         return None
-    if isinstance(node, cst.AnnAssign):
+    if type(node) is cst.AnnAssign:
         return node.value if node.value is not None and dotted(node.target) == key else False
-    if not isinstance(node, cst.Assign):
+    if type(node) is not cst.Assign:
         return False
     for target in node.targets:
         if dotted(target.target) == key:
             return node.value
-        if isinstance(target.target, (cst.Tuple, cst.List)):
+        if type(target.target) is cst.Tuple or type(target.target) is cst.List:
             elements = [element.value for element in target.target.elements]
             index = next((i for i, element in enumerate(elements) if dotted(element) == key), None)
-            if index is not None and isinstance(node.value, (cst.Tuple, cst.List)) and len(node.value.elements) == len(elements):
+            if index is not None and (type(node.value) is cst.Tuple or type(node.value) is cst.List) and len(node.value.elements) == len(elements):
                 return node.value.elements[index].value
     return False
 

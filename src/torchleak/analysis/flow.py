@@ -1651,9 +1651,9 @@ class _Walker:
         self.function.bindings.append(event)
 
     def _bind(
-        self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode, element: Optional[int] = None
+        self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode, position: Optional[int] = None
     ) -> None:
-        """``target = value_node``; ``element``: the position ``target`` unpacks from a tuple value."""
+        """``target = value_node``; ``position``: the position ``target`` unpacks from a tuple value."""
         if isinstance(target, (cst.Tuple, cst.List)):
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(target.elements):
                 for t, v in zip(target.elements, value_node.elements):
@@ -1739,7 +1739,7 @@ class _Walker:
                 call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
             )
         self._binding(statement, key, value, sources, fed)
-        arguments = self._element_arguments(value_node, element)
+        arguments = self._element_arguments(value_node, position)
         if arguments is None:
             self._flow(self._graph_sources(value_node), key)
         else:  # ``imgs, labels, total = step(imgs, labels, total)``: each element from its own arguments
@@ -1747,9 +1747,9 @@ class _Walker:
             self._flow(mentions(value_node.func).union(*(self._graph_sources(arg) for arg in arguments)), key)
         # (an element of a loader is data, not its output; one of a list of attached values is not)
         if not isinstance(statement, (cst.For, cst.CompFor)) or value.attached:
-            for part in [value_node] if arguments is None else arguments:
-                self._data_flow(part, key)
-        self._record_call_result(key, value_node, element)
+            for source_node in [value_node] if arguments is None else arguments:
+                self._data_flow(source_node, key)
+        self._record_call_result(key, value_node, position)
         if isinstance(target, cst.Attribute) and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
         if type(target) is cst.Attribute and target.attr.value == "grad" and (
@@ -2206,6 +2206,7 @@ class _Walker:
         if len(args) != len(iterable.args):
             return None
         kind = (self.context.aliases.qualify(iterable.func) or "") if isinstance(iterable.func, cst.Name) else ""
+        sources: list[tuple[cst.BaseExpression, Optional[cst.BaseExpression]]]
         if kind == "zip" and len(args) == len(targets):
             sources = list(zip(targets, args))
         elif kind == "enumerate" and len(targets) == 2 and args:
@@ -2510,8 +2511,8 @@ class _Walker:
             if argument is not None and position < len(params) and params[position] in called:
                 self.context.observations.called_arguments.append((self.function, key, argument))
 
-    def _record_call_result(self, key: str, value_node: cst.BaseExpression, element: Optional[int] = None) -> None:
-        """``key = callee(...)`` (``element``: ``key`` is that position of the result): for the
+    def _record_call_result(self, key: str, value_node: cst.BaseExpression, position: Optional[int] = None) -> None:
+        """``key = callee(...)`` (``position``: ``key`` is that position of the result): for the
         evidence pass (is the callee a module? which part of its result is backwarded?)."""
         call = _strip_access(value_node)
         while type(call) is cst.Call and type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
@@ -2527,8 +2528,8 @@ class _Walker:
             cls = self.context.owner.get(id(definition))
             qualified = f"{cls}.{definition.name.value}" if cls else definition.name.value
             self.context.observations.call_results.append((self.function, key, callee, True, qualified))
-            if element is not None and _strip_access(value_node) is call:
-                self.context.observations.unpacked_results[(id(self.function), key)] = element
+            if position is not None and _strip_access(value_node) is call:
+                self.context.observations.unpacked_results[(id(self.function), key)] = position
             self._record_called_arguments(key, call, definition)
             return
         owner = self.values.get(id(call.func.value), UNKNOWN) if type(call.func) is cst.Attribute else UNKNOWN

@@ -4672,3 +4672,29 @@ class TestHeldOutRoundEightAndMetamorphicShapes:
                         optimize(opt_a, self.actor(x).mean())
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(16, "TLK201")]
+
+    def test_a_retained_graph_whose_tensor_is_deleted_after_its_backward_is_freed(self):
+        src = """
+            import torch
+
+            def chunked(body, y):
+                return torch.cat([body(part) for part in y.detach().chunk(2)])
+
+            class Block(torch.nn.Module):
+                def backward_pass(self, y, grad):
+                    with torch.enable_grad():
+                        y.requires_grad = True
+                        out = chunked(self.body, y)
+                        out.backward(grad, retain_graph=True)
+                    with torch.no_grad():
+                        del out
+                        grad = grad + y.grad
+                    return grad
+
+            class Stack:
+                def run(self, blocks, y, grad):
+                    for block in blocks:
+                        grad = block.backward_pass(y, grad)
+                    return grad
+        """
+        assert [code for _, code, _ in self.findings(src)] == []

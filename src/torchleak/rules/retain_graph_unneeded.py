@@ -8,6 +8,7 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
+from torchleak.analysis.names import dotted
 from torchleak.analysis.queries import graph_reused, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
 from torchleak.edits import keyword_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -230,4 +231,8 @@ def _deleted_after(call: BackwardCall) -> bool:
         for binding in call.function.bindings
         if isinstance(binding.node, cst.Del) and binding.seq > call.seq and (call.loop is None or call.loop.contains(binding.seq))
     }
-    return bool(roots) and roots <= deleted
+    # ``out.backward(grad, retain_graph=True)`` then ``del out``: the retained graph hangs from
+    # ``out``, whatever the analysis made of the gradient passed beside it
+    node = call.node
+    receiver = dotted(node.func.value) if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" else None
+    return (bool(roots) and roots <= deleted) or (receiver is not None and receiver in deleted)

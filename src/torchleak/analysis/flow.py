@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import functools
 import typing
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Optional, Union
 
@@ -231,11 +231,21 @@ _MENTIONS_CUT = memo.node_cache()
 
 
 def _mentions(node: cst.CSTNode, through_detach: bool) -> set[str]:
+    return _names_read(node, None if through_detach else _is_cut)
+
+
+def _is_cut(node: cst.CSTNode) -> bool:
+    """``x.detach()``, ``x.item()``: no graph flows out of it."""
+    return type(node) is cst.Call and _is_cutting_call(node)
+
+
+def _names_read(node: cst.CSTNode, skip: Optional[Callable[[cst.CSTNode], bool]]) -> set[str]:
+    """The dotted names (and their prefixes) under ``node``, not looking into what ``skip`` says."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if not through_detach and type(current) is cst.Call and _is_cutting_call(current):
+        if skip is not None and skip(current):
             continue
         if type(current) is cst.Name or type(current) is cst.Attribute:
             key = dotted(current)
@@ -617,21 +627,9 @@ def _is_cutting_call(call: cst.Call) -> bool:
 def _graph_mentions(node: cst.CSTNode) -> set[str]:
     """What ``mentions`` finds, less what is read only through ``.detach()``/``.item()`` or a
     detaching attribute (``loss.data``, ``x.shape``): the names whose graph the value can carry."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Call and _is_cutting_call(current):
-            continue
-        if type(current) is cst.Attribute and current.attr.value in vocab.DETACHING_ATTRIBUTES:
-            continue
-        if type(current) is cst.Name or type(current) is cst.Attribute:
-            key = dotted(current)
-            if key is not None:
-                found.update(key_prefixes(key))
-                continue
-        stack.extend(_expression_children(current))
-    return found
+    return _names_read(node, lambda current: _is_cut(current) or (
+        type(current) is cst.Attribute and current.attr.value in vocab.DETACHING_ATTRIBUTES
+    ))
 
 
 def data_mentions(node: cst.CSTNode) -> set[str]:
@@ -696,17 +694,19 @@ def _returned_unchanged(function: Function, definition: cst.FunctionDef, paramet
             continue
         if any(binding.key == name and name in binding.mentions for binding in function.bindings):
             continue  # ``best.add_(x)`` or ``best = best * 0.9 + x``: computed onto
-        bare = all(
-            name not in mentions(value) or (
-                isinstance(value, cst.Name) or isinstance(value, cst.Tuple) and all(
-                    isinstance(element.value, cst.Name) or name not in mentions(element.value) for element in value.elements
-                )
-            )
-            for value in returns
-        )
-        if bare:
+        if all(name not in mentions(value) or _holds_bare(value, name) for value in returns):
             found.add(index)
     return frozenset(found)
+
+
+def _holds_bare(value: cst.BaseExpression, name: str) -> bool:
+    """``value`` reads ``name`` only as itself: ``name``, or a tuple with ``name`` among its
+    elements and no other element computed from it."""
+    if type(value) is cst.Name:
+        return value.value == name
+    return type(value) is cst.Tuple and any(type(e.value) is cst.Name and e.value.value == name for e in value.elements) and all(
+        type(e.value) is cst.Name or name not in mentions(e.value) for e in value.elements
+    )
 
 
 def _retain_parameter(function: Function, parameters: Sequence[str]) -> Optional[int]:
@@ -729,12 +729,7 @@ def _accumulated_and_returned(function: Function, definition: cst.FunctionDef, p
     for index, name in enumerate(parameters):
         if name.startswith("*") or name == "self" or not any(event.key == name for event in function.accumulations):
             continue
-        returned = [
-            value for value in returns
-            if isinstance(value, cst.Name) and value.value == name
-            or isinstance(value, cst.Tuple) and any(isinstance(e.value, cst.Name) and e.value.value == name for e in value.elements)
-        ]
-        if returned and len(returned) == len(returns):
+        if returns and all(_holds_bare(value, name) for value in returns):
             found.add(index)
     return frozenset(found)
 
@@ -1767,26 +1762,18 @@ class _Walker:
         """``mentions(node, through_detach=False)``, less what the walk knows holds no graph:
         numbers (``len(batches)``, ``x.size(0)``) and entries of a container (``s["t"]`` of
         ``{"t": t, "log_prob": lp}``)."""
-        found: set[str] = set()
-        stack: list[cst.CSTNode] = [node]
-        while stack:
-            current = stack.pop()
-            if type(current) is cst.Call and _is_cutting_call(current):
-                continue
-            if type(current) is cst.Subscript or type(current) is cst.Call:
-                # (a number, ``len(batches)``, or a container's entry known to hold no graph)
-                value = self.values.get(id(current))
-                if value is not None and value.detached and (
-                    value.kind is Kind.NUMBER or type(current) is cst.Subscript and value.kind is Kind.TENSOR
-                ):
-                    continue
-            if type(current) is cst.Name or type(current) is cst.Attribute:
-                key = dotted(current)
-                if key is not None:
-                    found.update(key_prefixes(key))
-                    continue
-            stack.extend(_expression_children(current))
-        return found
+
+        def holds_no_graph(current: cst.CSTNode) -> bool:
+            if _is_cut(current):
+                return True
+            if type(current) is not cst.Subscript and type(current) is not cst.Call:
+                return False
+            value = self.values.get(id(current))
+            return value is not None and value.detached and (
+                value.kind is Kind.NUMBER or type(current) is cst.Subscript and value.kind is Kind.TENSOR
+            )
+
+        return _names_read(node, holds_no_graph)
 
     def _element_arguments(self, value_node: cst.BaseExpression, element: Optional[int]) -> Optional[list[cst.BaseExpression]]:
         """For position ``element`` of a call's tuple result, the arguments that position is

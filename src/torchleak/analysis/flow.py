@@ -673,15 +673,30 @@ def _data_mentions(node: cst.CSTNode) -> set[str]:
     return found
 
 
-def own_returns(definition: cst.FunctionDef) -> Iterator[cst.Return]:
-    """The ``return`` statements of a function, not of the functions and classes nested in it."""
+def own_returns(definition: cst.FunctionDef) -> list[cst.Return]:
+    """The ``return`` statements of a function, not of the functions and classes nested in it
+    (in no particular order; asked of every function by each walk, so cached while it runs)."""
+    if not memo.depth:
+        return _own_returns(definition)
+    entry = _RETURNS.get(id(definition))
+    if entry is None or entry[0] is not definition:
+        entry = _RETURNS[id(definition)] = (definition, _own_returns(definition))
+    return list(entry[1])
+
+
+_RETURNS = memo.node_cache()
+
+
+def _own_returns(definition: cst.FunctionDef) -> list[cst.Return]:
+    found: list[cst.Return] = []
     stack: list[cst.CSTNode] = [definition.body]
     while stack:
         current = stack.pop()
         if type(current) is cst.Return:
-            yield current
+            found.append(current)
         elif not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
-            stack.extend(current.children)
+            stack.extend(_child_nodes(current))
+    return found
 
 
 def _returned_unchanged(function: Function, definition: cst.FunctionDef, parameters: Sequence[str]) -> frozenset[int]:
@@ -890,8 +905,8 @@ class Evidence:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
-            + len(self.called_without_grad) + sum(map(len, self.backwarded_positions.values()))
-        )
+            + len(self.called_without_grad)
+        )  # (``backwarded_positions`` is read by queries only: no walk needs redoing for it)
 
 
 @dataclass
@@ -1744,7 +1759,9 @@ class _Walker:
         if not isinstance(statement, (cst.For, cst.CompFor)) or value.attached:
             for source_node in [value_node] if arguments is None else arguments:
                 self._data_flow(source_node, key)
-        self._record_call_result(key, value_node, position)
+        if not (isinstance(statement, cst.For) and value_node is not statement.iter):
+            # (a target ``for`` pairs with one iterable of a ``zip``: an element of it, not its result)
+            self._record_call_result(key, value_node, position)
         if isinstance(target, cst.Attribute) and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
         if type(target) is cst.Attribute and target.attr.value == "grad" and (

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, FileFacts, Function
+from torchleak.analysis.facts import BackwardCall, FileFacts, Function, GradReset
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.flow import iter_statements
 from torchleak.analysis.names import last_identifier
@@ -161,15 +161,8 @@ class BackwardCreateGraph(Rule):
             for call in function.backwards:
                 if call.create_graph is None or call.kind == "grad":
                     continue
-                # A reset later in the step, or at the top of the next iteration of the loop around
-                # the backward, breaks the parameter/.grad cycle (measured: 0 B/iteration).
-                resets = [
-                    reset for reset in function.grad_resets
-                    if reset.seq > call.seq or (call.loop is not None and call.loop.contains(reset.seq))
-                ]
-                # ``zero_grad()`` resets parameters, not an input made to require grad whose
-                # ``.grad`` closes the same cycle (double backpropagation on ``x.requires_grad_()``)
-                inputs = _input_leaves(function, call) - {reset.tensor for reset in resets}
+                resets = _resets_after(function, call)
+                inputs = _unreset_inputs(function, call, resets)
                 if resets and not inputs:
                     continue
                 if inputs:
@@ -180,16 +173,26 @@ class BackwardCreateGraph(Rule):
                 yield Report(call.create_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        if not isinstance(report.event, BackwardCall) or report.fields.get("grads") != "the grads":
+        call = report.event
+        if not isinstance(call, BackwardCall) or _unreset_inputs(call.function, call, _resets_after(call.function, call)):
             return None  # (an input's .grad: zero_grad() would not break its cycle)
-        return zero_grad_fix(facts, report.event)
+        return zero_grad_fix(facts, call)
 
 
-def _input_leaves(function: Function, call: BackwardCall) -> set[str]:
+def _resets_after(function: Function, call: BackwardCall) -> list[GradReset]:
+    """The grad resets later in the step, or at the top of the next iteration of the loop
+    around the backward (either breaks the parameter/.grad cycle: measured 0 B/iteration)."""
+    return [reset for reset in function.grad_resets if reset.seq > call.seq or (call.loop is not None and call.loop.contains(reset.seq))]
+
+
+def _unreset_inputs(function: Function, call: BackwardCall, resets: list[GradReset]) -> set[str]:
     """Locals made to require grad in ``function`` (``x = x.clone().requires_grad_()``) that
-    what ``call`` differentiates is computed from."""
+    what ``call`` differentiates is computed from, and whose ``.grad`` none of ``resets`` sets
+    to None: ``zero_grad()`` resets parameters, not an input whose ``.grad`` closes the same
+    cycle (double backpropagation)."""
     sources = function.sources_of(set(call.output_mentions))
-    return {b.key for b in function.bindings if b.value.leaf and "." not in b.key and b.key in sources}
+    reset = {each.tensor for each in resets}
+    return {b.key for b in function.bindings if b.value.leaf and "." not in b.key and b.key in sources and b.key not in reset}
 
 
 def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:

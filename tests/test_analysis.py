@@ -4698,3 +4698,177 @@ class TestHeldOutRoundEightAndMetamorphicShapes:
                     return grad
         """
         assert [code for _, code, _ in self.findings(src)] == []
+
+
+class TestSwitchesAndLossLoops:
+    """Switches given by a name the file sets (``create_graph=not self.first_order``,
+    ``retain_graph=USE_MEMORY``), a double-backward graph carried on an attribute, a per-batch
+    method's parameters as its batch, and the last loss of a loop over losses retaining the
+    graph (zoo misses of earlier rounds), in my own code."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_create_graph_switch_set_by_the_constructor_default_is_true(self):
+        src = """
+            import torch
+
+            class Meta:
+                def __init__(self, net, first_order=False):
+                    self.net = net
+                    self.first_order = first_order
+                    self.norms = []
+
+                def adapt(self, x, y):
+                    loss = (self.net(x) - y).pow(2).mean()
+                    grads = torch.autograd.grad(loss, list(self.net.parameters()), create_graph=not self.first_order)
+                    self.norms.append(sum(g.norm() for g in grads))
+                    return [p - 0.1 * g for p, g in zip(self.net.parameters(), grads)]
+
+            def train(meta, opt, tasks):
+                for x, y in tasks:
+                    fast = meta.adapt(x, y)
+                    loss = sum(p.sum() for p in fast)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        facts = facts_of(src)
+        assert value_of(facts, "Meta.adapt", "grads").double_backward
+        assert [code for _, code, _ in self.findings(src)] == ["TLK301"]
+        # the default says first order: the gradients hold no graph, nothing to report
+        first_order = src.replace("first_order=False", "first_order=True")
+        assert detached(facts_of(first_order), "Meta.adapt", "grads")
+        assert self.findings(first_order) == []
+        # a switch the code does not settle (a parameter without a default) stays unknown
+        unknown = src.replace("def __init__(self, net, first_order=False)", "def __init__(self, net, first_order)")
+        assert not value_of(facts_of(unknown), "Meta.adapt", "grads").double_backward
+
+    def test_retain_graph_given_a_module_constant(self):
+        src = """
+            import torch.nn.functional as F
+
+            KEEP = True
+
+            def train(model, opt, loader):
+                for x, y in loader:
+                    loss = F.mse_loss(model(x), y)
+                    opt.zero_grad()
+                    loss.backward(retain_graph=KEEP)
+                    opt.step()
+        """
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK201"]
+        assert "'retain_graph=KEEP'" in found[0][2] and "remove retain_graph=KEEP" in found[0][2]
+        assert self.findings(src.replace("KEEP = True", "KEEP = False")) == []
+        # bound twice: the file does not settle it
+        assert self.findings(src.replace("KEEP = True", "KEEP = True\nKEEP = False")) == []
+
+    def test_a_double_backward_graph_carried_on_an_attribute_is_tlk301_not_tlk103(self):
+        src = """
+            import torch
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net
+                    self.total = 0.0
+
+                def adapt(self, x):
+                    loss = self.net(x).pow(2).mean()
+                    grads = torch.autograd.grad(loss, list(self.net.parameters()), create_graph=True)
+                    self.total = self.total + sum(g.norm() for g in grads)
+                    return [p - 0.1 * g for p, g in zip(self.net.parameters(), grads)]
+
+            def train(learner, opt, tasks):
+                for x in tasks:
+                    fast = learner.adapt(x)
+                    opt.zero_grad()
+                    sum(p.sum() for p in fast).backward()
+                    opt.step()
+        """
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK301"]
+        assert "carries the double-backward graph" in found[0][2] and "Learner.adapt" in found[0][2]
+        detached_total = src.replace("sum(g.norm() for g in grads)", "sum(g.norm() for g in grads).item()")
+        assert self.findings(detached_total) == []
+
+    def test_a_per_batch_methods_parameters_are_its_batch_not_a_shared_graph(self):
+        src = """
+            import torch.nn.functional as F
+
+            class Pair:
+                def __init__(self, g, d, opt_g, opt_d):
+                    self.g, self.d, self.opt_g, self.opt_d = g, d, opt_g, opt_d
+
+                def train_step(self, real):
+                    fake = self.g(real)
+                    g_loss = F.mse_loss(self.d(fake), real)
+                    self.opt_g.zero_grad()
+                    g_loss.backward(retain_graph=True)
+                    self.opt_g.step()
+                    d_loss = self.d(real).mean() - self.d(fake.detach()).mean()
+                    self.opt_d.zero_grad()
+                    d_loss.backward()
+                    self.opt_d.step()
+
+                def fit(self, loader):
+                    for real in loader:
+                        self.train_step(real)
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK201"]
+        # the discriminator step reuses the fake's graph: the retain is needed
+        reused = src.replace("self.d(fake.detach()).mean()", "self.d(fake).mean()")
+        assert self.findings(reused) == []
+
+    def test_the_last_loss_of_a_loop_over_losses_retains_for_nothing(self):
+        src = """
+            import torch.nn.functional as F
+
+            class Trainer:
+                def __init__(self, model, opt):
+                    self.model, self.opt = model, opt
+
+                def train_batch(self, x, y):
+                    h = self.model(x)
+                    losses = [F.mse_loss(h, y), h.pow(2).mean()]
+                    self.opt.zero_grad()
+                    for loss in losses:
+                        loss.backward(retain_graph=True)
+                    self.opt.step()
+                    return sum(loss.item() for loss in losses)
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.train_batch(x, y)
+        """
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK201"]
+        assert "retain_graph=i < len(losses) - 1" in found[0][2]
+        # retaining only while another loss follows: nothing to report
+        assert self.findings(src.replace(
+            "for loss in losses:\n                        loss.backward(retain_graph=True)",
+            "for i, loss in enumerate(losses):\n                        loss.backward(retain_graph=i < len(losses) - 1)",
+        )) == []
+        # a backward after the loop goes through the same graph: the last retain is needed
+        assert self.findings(src.replace("self.opt.step()\n", "h.sum().backward()\n                    self.opt.step()\n", 1)) == []
+
+    def test_a_loss_added_in_place_into_a_kept_tensor_is_an_accumulation(self):
+        src = """
+            import torch
+
+            def train(model, opt, loader):
+                running = torch.zeros(())
+                for x, y in loader:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    running.add_(loss)
+                return running.item()
+        """
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK101"]
+        assert "'running.add_(loss)'" in found[0][2]
+        assert self.findings(src.replace("running.add_(loss)", "running.add_(loss.detach())")) == []
+        # a decayed in-place update of a state from an attached value is a carried state
+        ema = src.replace("running.add_(loss)", "running.mul_(0.9).add_(model(x).mean())")
+        assert [code for _, code, _ in self.findings(ema)] == ["TLK103"]

@@ -803,15 +803,15 @@ def _sequence_operands(node: cst.BaseExpression) -> set[int]:
     return {id(operand) for operand in _elementwise_sum(node) or ()}
 
 
-def _additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """``a``, ``b * c`` and ``d`` for ``a + b * c - d`` (and both branches of a conditional)."""
     if type(node) is cst.BinaryOperation and (type(node.operator) is cst.Add or type(node.operator) is cst.Subtract):
-        return _additive_terms(node.left) + _additive_terms(node.right)
+        return additive_terms(node.left) + additive_terms(node.right)
     if type(node) is cst.IfExp:
-        return _additive_terms(node.body) + _additive_terms(node.orelse)
+        return additive_terms(node.body) + additive_terms(node.orelse)
     operands = _elementwise_sum(node)
     if operands is not None:
-        return [term for operand in operands for term in _additive_terms(operand)]
+        return [term for operand in operands for term in additive_terms(operand)]
     return [node]
 
 
@@ -967,6 +967,7 @@ class _FileContext:
     imports_from_project: bool = True
     _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
+    _flags: Optional[dict[str, Optional[bool]]] = None
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -1094,6 +1095,78 @@ class _FileContext:
             if name in info.methods:
                 return info.methods[name]
         return None
+
+    def flag(self, node: Optional[cst.BaseExpression], function: Optional[cst.FunctionDef], cls: Optional[str], depth: int = 0) -> Optional[bool]:
+        """The truth of a switch such as ``create_graph=not self.first_order`` or
+        ``retain_graph=USE_MEMORY`` as the file configures it by default: literals, ``not``, a
+        parameter's default, a module constant assigned once, an attribute the class's methods
+        set only from such values. None when the code does not say."""
+        if node is None or depth > 4:
+            return None
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in ("True", "False"):
+                return node.value == "True"
+            if function is not None:
+                for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+                    if param.name.value == node.value:
+                        return self.flag(param.default, None, None, depth + 1)
+                if node.value in self._assigned_names(function):
+                    return None  # a local variable: its value is the function's business
+            return self._module_flags().get(node.value)
+        if kind is cst.UnaryOperation and type(node.operator) is cst.Not:
+            inner = self.flag(node.expression, function, cls, depth + 1)
+            return None if inner is None else not inner
+        if kind is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" and cls is not None:
+            found = {
+                self.flag(value, method, cls, depth + 1)
+                for method, value in self._attribute_assignments(cls, node.attr.value)
+            }
+            return found.pop() if len(found) == 1 else None
+        return None
+
+    def _module_flags(self) -> dict[str, Optional[bool]]:
+        """Module-level names bound once to ``True`` or ``False`` (bound again: unknown)."""
+        if self._flags is None:
+            flags: dict[str, Optional[bool]] = {}
+            for statement in self.module.body:
+                if type(statement) is not cst.SimpleStatementLine:
+                    continue
+                for small in statement.body:
+                    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+                        name = small.targets[0].target.value
+                        literal = type(small.value) is cst.Name and small.value.value in ("True", "False")
+                        value = small.value.value == "True" if literal else None  # type: ignore[union-attr]
+                        flags[name] = value if name not in flags else None
+            self._flags = flags
+        return self._flags
+
+    def _assigned_names(self, function: cst.FunctionDef) -> set[str]:
+        return {
+            target.target.value
+            for statement in iter_statements(function.body.body)
+            if type(statement) is cst.SimpleStatementLine
+            for small in statement.body
+            if type(small) is cst.Assign
+            for target in small.targets
+            if type(target.target) is cst.Name
+        }
+
+    def _attribute_assignments(self, cls: str, attribute: str) -> list[tuple[cst.FunctionDef, cst.BaseExpression]]:
+        """``(method, value)`` for each ``self.<attribute> = value`` in the class and its bases."""
+        found = []
+        for info in self.class_chain(cls):
+            for method in info.methods.values():
+                for statement in iter_statements(method.body.body):
+                    if type(statement) is not cst.SimpleStatementLine:
+                        continue
+                    for small in statement.body:
+                        targets = small.targets if type(small) is cst.Assign else [small] if type(small) is cst.AnnAssign and small.value is not None else []
+                        for target in targets:
+                            node = target.target
+                            if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" and node.attr.value == attribute:
+                                found.append((method, typing.cast(cst.BaseExpression, small.value)))
+        return found
 
     def imported_class(self, name: Optional[str]) -> Optional[ClassSummary]:
         """A class of another module of the project: by the name this file imports it under
@@ -1898,7 +1971,7 @@ class _Walker:
                 return False
         others = [leaf for leaf in leaves if dotted(leaf) != key]
         attached = [leaf for leaf in others if self.values.get(id(leaf), UNKNOWN).attached]
-        if attached and any(dotted(term) == key for term in _additive_terms(value_node)) and any(
+        if attached and any(dotted(term) == key for term in additive_terms(value_node)) and any(
             self._feeds_backward(leaf) for leaf in attached
         ):
             # ``total = total + losses`` where ``losses`` goes on to be backwarded: a sum of losses
@@ -1912,7 +1985,7 @@ class _Walker:
             # node of graph per iteration (a sum of losses is the accumulation rules' business).
             previous = self.env.get(key, UNKNOWN)
             return previous.records_graph and not previous.double_backward and not self._is_loss_like(target)
-        summed = any(dotted(term) == key for term in _additive_terms(value_node))
+        summed = any(dotted(term) == key for term in additive_terms(value_node))
         if not any(self._is_loss_like(leaf) for leaf in attached) and not (summed and self._only_summed_in_loop(key, statement)):
             return True
         value = self.values[id(attached[0])]
@@ -2860,9 +2933,10 @@ class _Walker:
         key = dotted(func)
 
         if name in vocab.AUTOGRAD_GRAD:
-            if is_true(keyword(node, "create_graph")):
+            create_graph = self._flag(keyword(node, "create_graph"))
+            if create_graph:
                 return Value(State.ATTACHED, Kind.UNKNOWN, double_backward=True)
-            return DETACHED if keyword(node, "create_graph") is None or _is_false(keyword(node, "create_graph")) else UNKNOWN
+            return DETACHED if keyword(node, "create_graph") is None or create_graph is False else UNKNOWN
         if method in ("item", "tolist") or name in ("float", "int", "bool", "len", "str", "round", "repr", "format"):
             if method is None:
                 for arg in node.args:
@@ -3306,13 +3380,21 @@ class _Walker:
             self.context.imported_forwards[id(node)] = summary
         return result
 
+    def _flag(self, argument: Optional[cst.Arg]) -> Optional[bool]:
+        """A keyword switch's value as the file sets it by default (``create_graph=not
+        self.first_order``, ``retain_graph=USE_MEMORY``); None when the code does not say."""
+        if argument is None:
+            return None
+        node = self.function.node
+        return self.context.flag(argument.value, node if type(node) is cst.FunctionDef else None, self.function.cls)
+
     def _retain_argument(self, node: cst.Call, summary: Summary) -> Optional[cst.Arg]:
         """``retain_graph=True`` given by keyword to a helper whose backward takes it from that
         parameter (``optimize(opt, loss, retain_graph=True)``)."""
         if summary.retain_parameter is None or summary.retain_parameter >= len(summary.parameters):
             return None
         argument = keyword(node, summary.parameters[summary.retain_parameter])
-        return argument if is_true(argument) else None
+        return argument if self._flag(argument) else None
 
     def _given_as_backwarded(self, node: cst.Call, summary: Summary, callee: Function, key: str) -> bool:
         """``key`` is the argument a helper passes to its own backward (``put_gradients(total)``
@@ -3762,6 +3844,13 @@ class _Walker:
             receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
             operand = combine(*arguments) if arguments else DETACHED
             if (operand.attached or operand.params) and not self.no_grad:
+                summed = method in ("add_", "sub_") and _chain_root(func.value, frozenset()) is not None and len(node.args) >= 1
+                if summed and operand.attached and self._is_loss_like(node.args[0].value):
+                    # ``total.add_(loss)`` is ``total += loss``: a loss summed into a tensor kept
+                    # across iterations
+                    self._accumulation(self.statement, func.value, receiver_key, "+=", node.args[0].value, operand)
+                    self.env[receiver_key] = ATTACHED
+                    return
                 # ``self.running_mean.mul_(m).add_(x.mean(0))``: a buffer updated from the graph
                 if operand.attached:
                     self._binding(self.statement, receiver_key, ATTACHED, mentions(node), fed=True)
@@ -3814,8 +3903,8 @@ class _Walker:
             kind,
             frozenset(self._graph_sources(node)),
             output_mentions,
-            keyword(node, "retain_graph") if is_true(keyword(node, "retain_graph")) else None,
-            keyword(node, "create_graph") if is_true(keyword(node, "create_graph")) else None,
+            keyword(node, "retain_graph") if self._flag(keyword(node, "retain_graph")) else None,
+            keyword(node, "create_graph") if self._flag(keyword(node, "create_graph")) else None,
             self.statement,
         )
         self._locate(node, event.retain_graph, event.create_graph)

@@ -9,7 +9,8 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
-from torchleak.analysis.flow import argument_at, data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, subtree
+from torchleak.analysis.names import dotted
+from torchleak.analysis.flow import additive_terms, argument_at, data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, subtree
 
 Held = Union[Accumulation, Store]
 
@@ -783,7 +784,7 @@ def _later_backward_shares_graph(function: Function, call: BackwardCall, later: 
         if other.kind == "call" or not other.output_mentions:
             return True
         theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
-        if (mine & theirs) - detached - data:
+        if (mine & theirs) - detached - data - {"self"}:  # (``self`` holds graphs only in ``self.x`` keys)
             return True
     return False
 
@@ -799,7 +800,7 @@ def other_backward_in_loop(function: Function, seq: int, loop: Loop) -> bool:
     return any(other.seq != seq and outermost.contains(other.seq) for other in function.backwards)
 
 
-def graph_reused(call: BackwardCall, loop: Loop) -> bool:
+def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = None) -> bool:
     """Whether another backward can still need the graph ``call`` differentiates.
 
     True when a later backward follows in the same iteration, when the differentiated
@@ -813,6 +814,10 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
         # A later backward reuses this graph when both differentiate a common attached value
         # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); the batch does not count.
         data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
+        if loop.per_batch_method and loop.node is function.node and facts is not None:
+            # a method run once per batch (``train_step(real_a, real_b)``): its parameters are
+            # the batch, unless a caller passes a value that records a graph
+            data |= _data_parameters(function, per_batch_calls(facts, function))
         if _later_backward_shares_graph(function, call, later, data):
             return True
     sources = function.sources_of(set(call.output_mentions))
@@ -831,6 +836,50 @@ def graph_reused(call: BackwardCall, loop: Loop) -> bool:
     # A graph-attached value read before it is rebound links this graph to the next iteration's
     # (truncated BPTT keeps a graph across several steps on purpose).
     return any(loop.first_access.get(key) == "read" for key in sources & carried)
+
+
+def last_of_losses_retains(facts: FileFacts, call: BackwardCall) -> bool:
+    """``for loss in losses: loss.backward(retain_graph=True)``: every loss but the last needs
+    the shared graph, and the last retains it too, although no backward after the loop (in the
+    function, or in the iteration around it) goes through it: the graph's saved tensors stay
+    alive until ``losses`` is released."""
+    loop, function = call.loop, call.function
+    if loop is None or type(loop.node) is not cst.For or not call.output_mentions:
+        return False
+    iterable = dotted(loop.node.iter) if type(loop.node) is cst.For else None
+    if loop.has_forward or iterable is None or iterable not in loop.attached_on_entry:
+        return False  # not a loop over tensors of a graph built before it
+    if not set(call.output_mentions) & loop.loop_targets:
+        return False  # it differentiates something else than the loop's element
+    if any(other is not call and loop.contains(other.seq) for other in function.backwards):
+        return False  # another backward in the loop: the retained graph may be its
+    around = [outer for outer in loop.enclosing() if outer is not loop]
+    later = [
+        other for other in function.backwards
+        if other.seq > loop.end and (not around or around[0].contains(other.seq) or around[0].per_batch_method)
+    ]
+    data = {target for enclosing in around for target in enclosing.loop_targets}
+    sites = per_batch_calls(facts, function)
+    if sites or any(outer.per_batch_method and outer.node is function.node for outer in around):
+        data |= _data_parameters(function, sites)  # a per-batch helper's parameters are the batch
+    if later and _later_backward_shares_graph(function, call, later, data):
+        return False
+    # a helper retaining for its caller: only where it returns no graph to a caller
+    returns = function.summary.returns
+    return not (returns.attached or any(element.attached for element in returns.elements or ()))
+
+
+def sums_into_itself(binding: Binding) -> bool:
+    """The binding adds to the value it replaces (``self.total = self.total + g.norm()``,
+    ``total += g``): a running sum of what it is given, not a state computed afresh from it."""
+    node = binding.node
+    statement = node.body[0] if type(node) is cst.SimpleStatementLine and node.body else node
+    if type(statement) is cst.AugAssign:
+        return type(statement.operator) is cst.AddAssign or type(statement.operator) is cst.SubtractAssign
+    if type(statement) is cst.Assign and len(statement.targets) == 1:
+        target = statement.targets[0].target
+        return any(term.deep_equals(target) for term in additive_terms(statement.value))
+    return False
 
 
 def _owners(keys: set[str]) -> set[str]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_state, state_kind, statement_text
+from torchleak.analysis.queries import carried_state, state_kind, statement_text, sums_into_itself
 from torchleak.edits import state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -352,6 +352,8 @@ class CarriedState(Rule):
     def check(self, facts: FileFacts) -> Iterator[Report]:
         # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
         for loop, binding in carried_state(facts):
+            if binding.value.double_backward and sums_into_itself(binding):
+                continue  # a running sum of create_graph gradients: TLK301 reports it
             key, where = binding.key, ""
             trains = _trains(facts, loop, binding)
             consequence = "the second backward fails, or memory grows" if trains else "memory grows every iteration"

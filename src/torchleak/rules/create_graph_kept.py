@@ -9,6 +9,8 @@ import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, FileFacts, Store
 from torchleak.analysis.queries import (
+    carried_state,
+    sums_into_itself,
     differentiated_again,
     graph_reused,
     held_across_iterations,
@@ -175,6 +177,19 @@ class CreateGraphKept(Rule):
                 event,
                 loop,
             )
+        for loop, binding in carried_state(facts):
+            if binding.value.double_backward and sums_into_itself(binding):
+                where = f" (in {binding.in_callee})" if binding.in_callee else ""
+                yield Report(
+                    binding.node,
+                    {
+                        "problem": f"'{statement_text(facts, binding.node)}' carries the double-backward graph of "
+                        f"autograd.grad(create_graph=True) into the next iteration{where}, so every iteration's graph stays alive",
+                        "fix": f"update {binding.key.rsplit('.', 1)[-1]} from detached values (or .item())",
+                    },
+                    binding,
+                    loop,
+                )
         for function in facts.functions:
             for call in function.double_backward_grads:
                 if not differentiated_again(call):
@@ -193,15 +208,15 @@ class CreateGraphKept(Rule):
         if isinstance(event, (Store, Accumulation)):
             return detach_fix(facts, event)
         if isinstance(event, BackwardCall) and event.create_graph is not None and isinstance(event.node, cst.Call):
-            return _drop_create_graph(event, event.node, event.create_graph)
+            return _drop_create_graph(facts, event, event.node, event.create_graph)
         return None
 
 
-def _drop_create_graph(call: BackwardCall, node: cst.Call, create_graph: cst.Arg) -> Fix:
+def _drop_create_graph(facts: FileFacts, call: BackwardCall, node: cst.Call, create_graph: cst.Arg) -> Fix:
     """Remove ``create_graph=True``, or rename it ``retain_graph=True`` where the graph is reused."""
     needed = later_backward(call.function, call.seq) or (
         call.loop is not None
-        and (other_backward_in_loop(call.function, call.seq, call.loop) or graph_reused(call, call.loop))
+        and (other_backward_in_loop(call.function, call.seq, call.loop) or graph_reused(call, call.loop, facts))
     )
     if needed and not any(arg.keyword is not None and arg.keyword.value == "retain_graph" for arg in node.args):
         renamed = [arg.with_changes(keyword=cst.Name("retain_graph")) if arg is create_graph else arg for arg in node.args]

@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
 from torchleak.analysis.names import dotted
-from torchleak.analysis.queries import graph_reused, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
+from torchleak.analysis.queries import graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
 from torchleak.edits import keyword_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -37,8 +37,8 @@ class RetainGraphUnneeded(Rule):
     name: ClassVar[str] = "retain-graph-unneeded"
     harm: ClassVar[str] = "peak"  # type: ignore[assignment]
     message: ClassVar[str] = (
-        "'retain_graph=True' in '{call}': no later backward in this iteration uses the graph, so "
-        "it stays alive into the next iteration and raises the peak by one graph; remove retain_graph=True"
+        "'{keyword}' in '{call}': {reason}, so it stays alive {until} and raises the peak by one "
+        "graph; {advice}"
     )
     fix_safety: ClassVar[FixSafety] = "safe"
     fix_rationale: ClassVar[str] = (
@@ -100,6 +100,19 @@ class RetainGraphUnneeded(Rule):
             """,
             "a helper called once per batch whose later backward (on detached fakes) does not reuse the graph",
         ),
+        Flagged(
+            """
+            for x, y in loader:
+                out = model(x)
+                losses = [criterion(out, y), 0.1 * out.pow(2).mean()]
+                optimizer.zero_grad()
+                for loss in losses:
+                    scaler.scale(loss).backward(retain_graph=True)  # TLK201
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+            "a loop over losses sharing one graph: every loss but the last needs it, the last retains it for nothing",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(
@@ -132,6 +145,18 @@ class RetainGraphUnneeded(Rule):
                 optimizer.step()
             """,
             "every head's backward goes through the encoder graph built before the inner loop",
+        ),
+        Clean(
+            """
+            for x, y in loader:
+                out = model(x)
+                losses = [criterion(out, y), 0.1 * out.pow(2).mean()]
+                optimizer.zero_grad()
+                for i, loss in enumerate(losses):
+                    loss.backward(retain_graph=i < len(losses) - 1)
+                optimizer.step()
+            """,
+            "the graph is retained only while another loss follows",
         ),
         Clean(
             """
@@ -203,23 +228,56 @@ class RetainGraphUnneeded(Rule):
                     # A helper called once per batch (``backward_G()`` from ``optimize_parameters``)
                     sites = per_batch_calls(facts, function)
                     if sites and not helper_graph_reused(facts, call, sites):
-                        yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)}, call)
+                        yield Report(call.retain_graph, _fields(facts, call), call)
                     continue
-                if carried_into(call, carried) is not None or graph_reused(call, call.loop):
+                if carried_into(call, carried) is not None:
                     continue  # TLK202 reports retain_graph=True hiding a carried state
-                yield Report(call.retain_graph, {"call": statement_text(facts, call.node, limit=60)}, call)
+                if graph_reused(call, call.loop, facts):
+                    if last_of_losses_retains(facts, call):
+                        yield Report(call.retain_graph, _fields(facts, call, losses_loop=True), call)
+                    continue
+                yield Report(call.retain_graph, _fields(facts, call), call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         call = report.event
         if not isinstance(call, BackwardCall) or call.retain_graph is None or not isinstance(call.node, cst.Call):
             return None
+        if report.fields.get("until") == _UNTIL_RELEASED:
+            return None  # every loss but the last needs the graph: the edit is the user's choice
         later = later_backward(call.function, call.seq)
         return Fix(
             "unsafe" if later else "safe",
-            "remove 'retain_graph=True'",
+            f"remove '{_keyword_text(facts, call.retain_graph)}'",
             (keyword_edit(call.node, call.retain_graph),),
             reason="a backward follows later in the function" if later else "no backward follows it",
         )
+
+
+_UNTIL_RELEASED = "until the losses are released"
+
+
+def _fields(facts: FileFacts, call: BackwardCall, *, losses_loop: bool = False) -> dict[str, str]:
+    keyword = _keyword_text(facts, call.retain_graph) if call.retain_graph is not None else "retain_graph=True"
+    fields = {"keyword": keyword, "call": statement_text(facts, call.node, limit=60)}
+    if losses_loop:
+        return {
+            **fields,
+            "reason": "the last loss of this loop retains the graph too, and no backward after the loop uses it",
+            "until": _UNTIL_RELEASED,
+            "advice": "retain it only while another loss follows (for i, loss in enumerate(losses): ... "
+            "retain_graph=i < len(losses) - 1), or backward the losses' sum once",
+        }
+    return {
+        **fields,
+        "reason": "no later backward in this iteration uses the graph",
+        "until": "into the next iteration",
+        "advice": f"remove {keyword}",
+    }
+
+
+def _keyword_text(facts: FileFacts, argument: cst.Arg) -> str:
+    """``retain_graph=True``, or ``retain_graph=USE_MEMORY`` where a switch the file sets is given."""
+    return f"retain_graph={statement_text(facts, argument.value, limit=30)}"
 
 
 def _deleted_after(call: BackwardCall) -> bool:

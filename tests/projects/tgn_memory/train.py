@@ -81,7 +81,7 @@ def train_link_prediction(tgn, train_data, val_data, n_epoch=2, batch_size=20, l
 
             loss /= BACKPROP_EVERY
             # The stored messages were built from this batch's graph: keep it through the step.
-            backward_step(loss, optimizer, retain_graph=USE_MEMORY)  # known-miss: TLK201 (backward_step in utils.py passes the retain_graph keyword, here the module constant USE_MEMORY = True, to loss.backward; no second backward goes through this graph, and the memory is detached just below)
+            backward_step(loss, optimizer, retain_graph=USE_MEMORY)  # expect: TLK201 -- backward_step in utils.py passes the retain_graph keyword, here the module constant USE_MEMORY = True, to loss.backward; no second backward goes through this graph, and the memory is detached just below
             m_loss.append(loss.item())
             # Detach memory after 'BACKPROP_EVERY' number of batches so we don't backpropagate to
             # the start of time

@@ -379,6 +379,83 @@ ema[uids] = 0.9 * ema[uids] + 0.1 * weights[uids].detach()
 """,
         tensor=16,
     ),
+    Shape(
+        "a loss added in place into a tensor kept across iterations",
+        "TLK101",
+        COMMON + """
+model = nn.Linear(32, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+running = torch.zeros(())
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+opt.zero_grad()
+loss.backward()
+opt.step()
+running.add_(loss)
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+opt.zero_grad()
+loss.backward()
+opt.step()
+running.add_(loss.detach())
+""",
+        tensor=0,
+    ),
+    Shape(
+        "a running sum of create_graph gradient norms kept on the learner",
+        "TLK301",
+        COMMON + """
+class Learner:
+    def __init__(self, net):
+        self.net = net
+        self.total = 0.0
+
+    def adapt(self, inputs, targets):
+        loss = F.cross_entropy(self.net(inputs), targets)
+        grads = torch.autograd.grad(loss, list(self.net.parameters()), create_graph=True)
+        self.total = self.total + sum(g.norm() for g in grads)
+        return [p - 0.1 * g for p, g in zip(self.net.parameters(), grads)]
+
+
+net = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 4))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+learner = Learner(net)
+""",
+        """
+w1, b1, w2, b2 = learner.adapt(x, y)
+meta = F.cross_entropy(F.linear(torch.tanh(F.linear(x, w1, b1)), w2, b2), y)
+opt.zero_grad()
+meta.backward()
+opt.step()
+""",
+        """
+w1, b1, w2, b2 = learner.adapt(x, y)
+meta = F.cross_entropy(F.linear(torch.tanh(F.linear(x, w1, b1)), w2, b2), y)
+opt.zero_grad()
+meta.backward()
+opt.step()
+""",
+        fixed_setup=COMMON + """
+class Learner:
+    def __init__(self, net):
+        self.net = net
+        self.total = 0.0
+
+    def adapt(self, inputs, targets):
+        loss = F.cross_entropy(self.net(inputs), targets)
+        grads = torch.autograd.grad(loss, list(self.net.parameters()), create_graph=True)
+        self.total = self.total + sum(g.norm() for g in grads).item()
+        return [p - 0.1 * g for p, g in zip(self.net.parameters(), grads)]
+
+
+net = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 4))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+learner = Learner(net)
+""",
+        tensor=9_504,
+    ),
 ]
 
 

@@ -486,3 +486,44 @@ def test_fixed_shape_does_not_grow_and_is_not_reported(shape: Shape) -> None:
     assert growth.bytes_per_iter <= FIXED_TENSOR, growth.summary()
     if growth.heap_bytes_per_iter is not None:
         assert growth.heap_bytes_per_iter <= FIXED_HEAP, growth.summary()
+
+
+#: The last loss of a loop over losses retaining the graph (TLK201): a peak, not growth.
+LOSSES_LOOP_SETUP = COMMON + """
+model = nn.Sequential(nn.Linear(32, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+"""
+LOSSES_LOOP_LEAKY = """
+out = model(x)
+losses = [F.cross_entropy(out, y), 0.1 * out.pow(2).mean()]
+opt.zero_grad()
+for loss in losses:
+    loss.backward(retain_graph=True)
+opt.step()
+"""
+LOSSES_LOOP_FIXED = """
+out = model(x)
+losses = [F.cross_entropy(out, y), 0.1 * out.pow(2).mean()]
+opt.zero_grad()
+for i, loss in enumerate(losses):
+    loss.backward(retain_graph=i < len(losses) - 1)
+opt.step()
+"""
+
+
+def test_the_last_loss_of_a_loop_over_losses_retaining_raises_the_peak() -> None:
+    program = dedent(LOSSES_LOOP_SETUP).strip() + "\n\nfor _ in range(steps):\n"
+    leaky_codes = [f.code for f in lint_source(program + indent(dedent(LOSSES_LOOP_LEAKY).strip(), "    ") + "\n")]
+    assert leaky_codes == ["TLK201"]
+    assert lint_source(program + indent(dedent(LOSSES_LOOP_FIXED).strip(), "    ") + "\n") == []
+    growths = []
+    for step in (LOSSES_LOOP_LEAKY, LOSSES_LOOP_FIXED):
+        namespace: dict[str, object] = {}
+        exec(compile(dedent(LOSSES_LOOP_SETUP), "<setup>", "exec"), namespace)
+        code = compile(dedent(step), "<step>", "exec")
+        growths.append(measure(lambda: exec(code, namespace), iters=10, warmup=2))
+    leaky, fixed = growths
+    # the retained graph's saved tensors live into the next iteration's forward: measured
+    # 32,776 B above the fix's peak with torch 2.13 on CPU (a 16 x 512 float activation and 8 B)
+    assert leaky.peak_bytes - fixed.peak_bytes == 32_776, (leaky.summary(), fixed.summary())
+    assert leaky.bytes_per_iter <= FIXED_TENSOR and fixed.bytes_per_iter <= FIXED_TENSOR

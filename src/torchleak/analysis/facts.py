@@ -128,6 +128,9 @@ class Store(Event):
     #: The callee also returns (a value computed from) the argument it stores: passing it
     #: detached would cut the caller's gradient, so the fix is in the callee.
     argument_returned: bool = False
+    #: The callee keeps (a value computed from) what the caller gave it: an attached value
+    #: already, so only ``.detach()`` cuts it (no ``no_grad`` around the call would).
+    given: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,6 +222,9 @@ class Function:
     returned_keys: set[str] = field(default_factory=set)
     #: The statement behind each effect of the summary, by ``id`` of the effect.
     effect_nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
+    #: The store behind a store effect of an argument's value (not attached in the function
+    #: itself, so not among ``stores``), by ``id`` of the effect: where its fix goes.
+    effect_stores: dict[int, "Store"] = field(default_factory=dict)
 
     def bound_by(self, statement: cst.CSTNode) -> set[str]:
         """The names a statement binds."""
@@ -287,6 +293,27 @@ class FileFacts:
     #: Keys read through ``.detach()``/``.item()`` somewhere (``torch.stack(self.buf.logp).detach()``):
     #: evidence that what they hold is consumed as data, not backwarded.
     detached_reads: set[str] = field(default_factory=set)
+    #: Every name called in the file, bare or as an attribute (``reset`` for ``m.reset()``);
+    #: computed on first use (``called_names``).
+    _called_names: Optional[frozenset[str]] = None
+
+    def called_names(self) -> frozenset[str]:
+        """The names the file calls anywhere, resolved or not (``detach_states`` for
+        ``m.detach_states()`` on an object of unknown class)."""
+        if self._called_names is None:
+            names: set[str] = set()
+            stack: list[cst.CSTNode] = [self.module]
+            while stack:
+                current = stack.pop()
+                if type(current) is cst.Call:
+                    func = current.func
+                    if type(func) is cst.Attribute:
+                        names.add(func.attr.value)
+                    elif type(func) is cst.Name:
+                        names.add(func.value)
+                stack.extend(current.children)
+            self._called_names = frozenset(names)
+        return self._called_names
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -529,6 +529,17 @@ def _unpacked(value: Value, targets: Sequence[cst.BaseElement], index: int) -> V
     return value.part()  # a star between fixed elements: kept coarse
 
 
+def _only_names(node: cst.BaseExpression) -> bool:
+    """``v``, ``(step, v)``, ``{"loss": v}``: names and constants packed, nothing computed."""
+    if type(node) is cst.Name or isinstance(node, (cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(type(element) is cst.Element and _only_names(element.value) for element in node.elements)
+    if type(node) is cst.Dict:
+        return all(type(element) is cst.DictElement and _only_names(element.value) for element in node.elements)
+    return False
+
+
 def _grown(container: Value, method: str, value: Value) -> Value:
     """A list with known elements after ``container.<method>(value)``: its length is no longer
     known (``append`` adds ``value`` as an open tail, other methods put values anywhere)."""
@@ -900,6 +911,11 @@ class Evidence:
     #: they return (``_, meta_loss = learner(x)``: position 1); absent when a caller backwards
     #: the whole result.
     backwarded_positions: dict[str, set[int]] = field(default_factory=dict)
+    #: Of ``modules``, those known only because what a call of them returns is itself
+    #: backwarded (``loss = loss_fn(batch, out)``): a loss function as much as a model; their
+    #: other methods (``loss_fn.prepare(batch)``) given no graph need not run a forward. (Read by
+    #: the walk, derived from what ``modules`` counts.)
+    called_for_a_backward: set[tuple[str, str]] = field(default_factory=set)
 
     def size(self) -> int:
         return (
@@ -914,7 +930,8 @@ class _Observations:
     """Raw uses recorded during a walk, turned into ``Evidence`` between walks."""
 
     #: (function, key, callee key, callee resolved in the file) for ``key = callee(...)``.
-    call_results: list[tuple[Function, str, str, bool, str]] = field(default_factory=list)
+    #: (function, key, callee, resolved, qualified callee, an argument of the call holds a graph)
+    call_results: list[tuple[Function, str, str, bool, str, bool]] = field(default_factory=list)
     #: (id of the function, key) -> the position of the callee's result ``key`` unpacks
     #: (``_, meta_loss = learner(x)``), for the call results above that unpack one.
     unpacked_results: dict[tuple[int, str], int] = field(default_factory=dict)
@@ -1310,6 +1327,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
         set(previous.callers), set(previous.argument_classes), set(previous.no_grad_functions),
         set(previous.called_without_grad), {name: set(positions) for name, positions in previous.backwarded_positions.items()},
+        set(previous.called_for_a_backward),
     )
     evidence.called_without_grad |= observations.called_without_grad
     evidence.modules |= observations.module_uses
@@ -1330,9 +1348,11 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
             found = reaching_by_function[id(function)] = function.sources_of(backwarded_by_function.get(id(function), set()), data_only=True)
         return found
 
+    roots: set[tuple[int, str]] = set()
     for function, key, loop, root in observations.backward_keys:
         if root:
             evidence.backwarded.add((_scope_of(function, key), key, loop))
+            roots.add((id(function), key))
         backwarded_by_function.setdefault(id(function), set()).add(key)
     for function in facts.functions:
         if id(function) in backwarded_by_function:
@@ -1341,7 +1361,7 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         if key in reaching(function):
             evidence.modules.add((_scope_of(function, argument), argument))
     whole: set[str] = set(previous.backwarded_results) - set(previous.backwarded_positions)
-    for function, key, callee, resolved, callee_name in observations.call_results:
+    for function, key, callee, resolved, callee_name, given_a_graph in observations.call_results:
         evidence.called.add(callee_name)
         if (_scope_of(function, key), key) in evidence.modules or (function.name, key) in evidence.modules:
             continue  # ``self.net = make_dp(self.net)`` then ``loss_fn(self.net, x)``: it built a module, ran no forward
@@ -1363,7 +1383,11 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
                 elif position is None:
                     whole.add(callee_name)
             elif callee:
-                evidence.modules.add((_scope_of(function, callee), callee))
+                scoped = (_scope_of(function, callee), callee)
+                if scoped not in evidence.modules and (id(function), key) in roots and given_a_graph:
+                    # (given a model's output, and what it returns is backwarded: a loss function's shape)
+                    evidence.called_for_a_backward.add(scoped)
+                evidence.modules.add(scoped)
         elif resolved and any(
             (id(function), derived) in observations.number_reads for derived in function.derived_from({key})
         ):
@@ -1573,6 +1597,21 @@ class _Walker:
         if not modules:
             return False  # (the first walk: no evidence yet)
         return any(scoped in modules for scoped in self._evidence_keys(key))
+
+    def _loss_helper_given_no_graph(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> bool:
+        """``loss_fn.prepare(batch)`` where the file knows ``loss_fn`` only as a callable whose
+        result it backwards (``loss = loss_fn(batch, out)``): a loss function as much as a model,
+        so another method of it, given no graph, computes none of its own."""
+        func = node.func
+        if type(func) is not cst.Attribute or func.attr.value in vocab.FORWARD_METHODS or receiver.cls is not None:
+            return False
+        if any(argument.attached for argument in arguments):
+            return False
+        key = dotted(func.value)
+        evidence = self.context.evidence
+        if key is None or not evidence.called_for_a_backward:
+            return False
+        return any(scoped in evidence.called_for_a_backward for scoped in self._evidence_keys(key))
 
     def _loop_id(self) -> int:
         return id(self.loop.node) if self.loop is not None and not self.loop.per_batch_method else 0
@@ -2113,7 +2152,12 @@ class _Walker:
         if outside is not None and (value.attached or value.params) and not self._in_batch_loop():
             if method == "[]=" and not index:
                 return  # one slot overwritten each call holds one value
-            self._effect(Effect("store", outside, value, self.function.name, method))
+            effect = Effect("store", outside, value, self.function.name, method)
+            self._effect(effect)
+            if not value.attached and type(self.function.node) is cst.FunctionDef:
+                self.function.effect_stores[id(effect)] = Store(
+                    node, self.context.seq, self.loop, self.function, container, key, method, value_node, value, index
+                )
 
     def _in_batch_loop(self) -> bool:
         """Inside a loop of this function that runs per batch: a store there is reported there,
@@ -2604,7 +2648,7 @@ class _Walker:
         if definition is not None:
             cls = self.context.owner.get(id(definition))
             qualified = f"{cls}.{definition.name.value}" if cls else definition.name.value
-            self.context.observations.call_results.append((self.function, key, callee, True, qualified))
+            self.context.observations.call_results.append((self.function, key, callee, True, qualified, False))
             if position is not None and _strip_access(value_node) is call:
                 self.context.observations.unpacked_results[(id(self.function), key)] = position
             self._record_called_arguments(key, call, definition)
@@ -2612,7 +2656,7 @@ class _Walker:
         owner = self.values.get(id(call.func.value), UNKNOWN) if type(call.func) is cst.Attribute else UNKNOWN
         imported = self._imported_callee(call.func, owner)
         if isinstance(imported, Summary):  # recorded under its project-wide key (``meta.py:meta_loss``)
-            self.context.observations.call_results.append((self.function, key, callee, True, imported.key))
+            self.context.observations.call_results.append((self.function, key, callee, True, imported.key, False))
         if imported is not None:
             return
         head = callee.split(".", 1)[0]
@@ -2632,7 +2676,8 @@ class _Walker:
             return
         if "." in callee and callee.rsplit(".", 1)[0] in self._data_names():
             return
-        self.context.observations.call_results.append((self.function, key, callee, False, callee))
+        given_a_graph = any(self.values.get(id(arg.value), UNKNOWN).attached for arg in call.args)
+        self.context.observations.call_results.append((self.function, key, callee, False, callee, given_a_graph))
 
     def _data_names(self) -> set[str]:
         """Names bound to values (not callables) so far: method calls on them are not modules."""
@@ -3029,6 +3074,8 @@ class _Walker:
                 # ``self.net.get_grads()`` of a module the file does not show: no input to run a
                 # forward on; it reads its own parameters, buffers or gradients (unknown which)
                 return UNKNOWN
+            if self._loss_helper_given_no_graph(node, receiver, arguments):
+                return UNKNOWN
             return self._forward(receiver, arguments)
         if receiver.keys is not None and method in _DICT_READS:
             return _dict_read(receiver, method or "", node)
@@ -3046,6 +3093,8 @@ class _Walker:
             return Value(State.UNKNOWN, params=receiver.params)  # a parameter's method: depends on the argument
         callee = self._lookup(key) if key is not None else UNKNOWN
         if callee.kind is Kind.MODULE:
+            if self._loss_helper_given_no_graph(node, receiver, arguments):
+                return UNKNOWN
             return self._forward(callee, arguments, node, key)
         if callee.kind is Kind.FUNCTION_MODULE:
             return combine(*arguments) if arguments else UNKNOWN
@@ -3591,13 +3640,17 @@ class _Walker:
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
                 continue
-            inner = self._callee_store(callee, effect) if not effect.value.params else None
+            inner = self._callee_store(callee, effect) if not effect.value.params or self._fix_goes_in_callee(node, callee, effect) else None
             if effect.kind == "store" and inner is not None and callee is not None:
                 # The callee computes what it stores (``buffer.logprobs.append(dist.log_prob(a))``):
                 # report it there, where ``no_grad`` or ``.detach()`` goes.
+                if effect.value.params:
+                    # what it is given, kept by the helper: name the loop that gives it
+                    via = f"{callee.name} is given it by {self.function.name} every iteration"
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}), via, inner.in_callee or callee.name)
+                          inner.value_node, value, frozenset({"<call>"}), via, inner.in_callee or callee.name,
+                          given=bool(effect.value.params))
                 )
                 top = self.context.def_tops.get(id(callee.node))
                 if top is not None:
@@ -3655,6 +3708,26 @@ class _Walker:
         where = callee.effect_nodes.get(id(effect))
         return next((event for event in callee.accumulations if event.node is where and not event.via), None)
 
+    def _fix_goes_in_callee(self, node: cst.Call, callee: Optional[Function], effect: Effect) -> bool:
+        """A helper storing what it is given: the fix goes in the helper, not at this call, when
+        this function is its only caller (every call keeps what it stores) and either the
+        helper keeps something it computes from the argument in one place
+        (``logs["z"].append(z[::10])``), or the call dispatches on an object of a container
+        (``for cb in self.callbacks: cb.on_batch_end(outputs)``), which its caller cannot
+        change per object. A bare argument stored by a direct call (``tracker.add(loss)``) or
+        stored in several places is fixed once, at the call."""
+        if callee is None or type(self.function.node) is not cst.FunctionDef:
+            return False
+        if self.context.callers_of(callee.name) != {self.function.name} or callee.name in self.context.externals.called_with_grad_by_importers:
+            return False
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and any(func.value.value in loop.loop_targets for loop in self.loops):
+            return True
+        stored = callee.effect_stores.get(id(effect))
+        if stored is None or _only_names(stored.value_node):
+            return False  # the argument itself (an element of it, a tuple of such): fixed at the call
+        return sum(1 for other in callee.summary.effects if other.kind == "store" and other.value.params & effect.value.params) == 1
+
     def _callee_store(self, callee: Optional[Function], effect: Effect) -> Optional[Store]:
         """The store event of ``callee`` behind one of its store effects."""
         if callee is None or effect.kind != "store":
@@ -3666,7 +3739,7 @@ class _Walker:
         inside = {id(node) for node in subtree(where)} if where is not None else set()
         return next(
             (store for store in callee.stores if not store.in_callee and (id(store.node) in inside or store.node is where)),
-            None,
+            callee.effect_stores.get(id(effect)),
         )
 
     def _argument_node(

@@ -30,20 +30,43 @@ def leaking_loop(event: Held, facts: FileFacts) -> Optional[Loop]:
 def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
     """``forward`` may keep state on ``self`` that the training loop resets through another method
     (``model.cache.clear()``, ``detach_state()``): how often is not known, so stay silent."""
+    return any(_ever_called(facts, function) for function in _resetting_methods(facts, loop, key))
+
+
+def uncalled_reset(facts: FileFacts, loop: Loop, key: str) -> Optional[str]:
+    """A method of the file that would reset the state ``forward`` keeps (``detach_states``),
+    which nothing calls: the fix is to call it once per training iteration."""
+    return next((function.name for function in _resetting_methods(facts, loop, key) if not _ever_called(facts, function)), None)
+
+
+def _resetting_methods(facts: FileFacts, loop: Loop, key: str) -> Iterator[Function]:
     if not (loop.per_batch_method and type(loop.node) is cst.FunctionDef and loop.node.name.value == "forward"):
-        return False
+        return
     attribute = key.rsplit(".", 1)[-1]
-    return any(
-        # an attribute of that name (a local ``mem`` of another method resets nothing), set to a
-        # value that does not depend on the method's input (the submodule's own update is none)
-        "." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
-        and not binding.value.params and not _outside_batch_loop(facts, binding)
-        and not _called_only_outside_batch_loops(facts, function, attribute)
-        and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())))
-        for function in facts.functions
-        if function.node is not loop.node and function.name.rsplit(".", 1)[-1] not in _RUN_ONCE
-        for binding in function.bindings
-    )
+    for function in facts.functions:
+        if function.node is loop.node or function.name.rsplit(".", 1)[-1] in _RUN_ONCE:
+            continue
+        if any(
+            # an attribute of that name (a local ``mem`` of another method resets nothing), set to a
+            # value that does not depend on the method's input (the submodule's own update is none)
+            "." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
+            and not binding.value.params and not _outside_batch_loop(facts, binding)
+            and not _called_only_outside_batch_loops(facts, function, attribute)
+            and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())))
+            for binding in function.bindings
+        ):
+            yield function
+
+
+def _ever_called(facts: FileFacts, function: Function) -> bool:
+    """A method that resets the state is a reset only where something calls it: in the file
+    (through any receiver), or in a module of the project that imports this one."""
+    if function.name.rsplit(".", 1)[-1] in facts.called_names():
+        return True
+    if not any(loop.is_batch_loop and not loop.per_batch_method for loop in facts.loops):
+        return True  # the training loop is not in this file: it may well call it
+    externals = facts.externals
+    return externals is not None and bool(externals.path) and bool(externals.importer_facts())
 
 
 def _called_only_outside_batch_loops(facts: FileFacts, method: Function, attribute: str) -> bool:
@@ -128,7 +151,7 @@ def _backwarded_results_closure(facts: FileFacts) -> set[str]:
     if observations is None:
         return found
     returning = [
-        (function.name, callee_name) for function, key, _callee, resolved, callee_name in observations.call_results
+        (function.name, callee_name) for function, key, _callee, resolved, callee_name, _given in observations.call_results
         if resolved and key in function.returned_keys
     ]
     grown = True
@@ -249,7 +272,7 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
                 continue
             if _shares_a_graph_kept_for_a_later_backward(function, event, loop):
                 continue  # predictions beside the task losses of a meta-loss: the same graphs
-            if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(event, loop):
+            if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
                 continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
             if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
                 continue  # the first value of a slot the loop then updates: reported at the update
@@ -370,11 +393,24 @@ def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:
     )
 
 
-def _index_changes_per_iteration(store: Store, loop: Loop) -> bool:
+def _index_changes_per_iteration(facts: FileFacts, store: Store, loop: Loop) -> bool:
     if "<tensor>" in store.index_mentions:
         return True  # a tensor keeps every version written into it
     rebound = {b.key for b in store.function.bindings if loop.contains(b.seq)} | loop.loop_targets
-    return bool(store.index_mentions & rebound)
+    changing = store.index_mentions & rebound
+    if changing and store.loop is not None and store.loop is not loop:
+        # ``for name in self.names: self.cache[name] = ...`` inside the batch loop (or a module's
+        # forward): a loop over the same collection every time writes the same keys
+        repeating = {
+            id(inner.node) for inner in facts.loops
+            if type(inner.node) is cst.For and inner is not loop and loop in inner.enclosing()
+            and not any(prefix in rebound - inner.loop_targets for name in data_mentions(inner.node.iter) for prefix in key_prefixes(name))
+        }
+        changing = {
+            key for key in changing
+            if not all(id(b.node) in repeating for b in store.function.bindings if b.key == key and loop.contains(b.seq))
+        }
+    return bool(changing)
 
 
 def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:

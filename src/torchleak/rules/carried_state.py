@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_state, state_kind, statement_text, sums_into_itself
+from torchleak.analysis.queries import carried_state, state_kind, statement_text, sums_into_itself, uncalled_reset
 from torchleak.edits import state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -365,6 +365,9 @@ class CarriedState(Rule):
             elif binding.in_callee:
                 where = f" (updated in place by {binding.in_callee} from tensors that require grad)"
                 fix = f"make the update under torch.no_grad() in {binding.in_callee.rsplit('.', 1)[-1]}"
+            elif (reset := uncalled_reset(facts, loop, binding.key)) is not None:
+                # the class can reset it, and nothing calls that: call it, where the fix belongs
+                fix = f"call {reset.rsplit('.', 1)[-1]}() once per training iteration (nothing in the file calls {reset})"
             elif not trains:
                 fix = "nothing backwards it here: run the loop under torch.no_grad() (or torch.inference_mode())"
             elif _starts_as_leaf(binding):
@@ -386,6 +389,8 @@ class CarriedState(Rule):
             return None
         if binding.in_callee or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
             return None  # the edit is not a detach at the top of this loop
+        if uncalled_reset(facts, loop, binding.key) is not None:
+            return None  # the class's own reset, called by the training loop, is the fix
         return carried_state_fix(facts, loop, binding)
 
 

@@ -435,8 +435,9 @@ class HeldAcrossIterations(Rule):
             if not isinstance(event, Store):
                 continue
             value = statement_text(facts, event.value_node, limit=40)
-            container = isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or (
-                facts.values.get(id(event.value_node), event.value).kind in (Kind.CONTAINER, Kind.TUPLE)
+            container = isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
+                # (in a helper, what the caller gave says more than the parameter does)
+                known.kind in (Kind.CONTAINER, Kind.TUPLE) for known in (facts.values.get(id(event.value_node), event.value), event.value)
             )
             never_backwards = not loop.has_backward and not loop.per_batch_method and not loop.opaque_use
             if container and never_backwards:
@@ -450,8 +451,11 @@ class HeldAcrossIterations(Rule):
             if event.argument_returned:
                 callee = event.via.split(" ", 1)[0]
                 fix = f"store {value}.detach() inside {callee} (it also returns what it computes from it, so passing it detached would stop its gradient)"
+            elif event.in_callee and event.given:
+                # what the caller gave is attached already: no_grad around the call would not cut it
+                fix = f"store .item() or .detach() of each tensor in {value} here" if container else f"store {value}.detach() here (or .item() for a number)"
             elif event.in_callee:
-                fix = f"store {value}.detach() there (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
+                fix = f"store {value}.detach() here (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
             elif event.via and "forward hook" not in event.via and container:
                 fix = f"put .item() or .detach() of each tensor in {value}"
             elif event.via and "forward hook" not in event.via:

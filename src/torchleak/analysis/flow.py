@@ -529,6 +529,27 @@ def _unpacked(value: Value, targets: Sequence[cst.BaseElement], index: int) -> V
     return value.part()  # a star between fixed elements: kept coarse
 
 
+def _record(info: ClassInfo, node: cst.Call, arguments: list[Value]) -> Value:
+    """An instance of a dataclass of the file, each declared field with what it was given (a
+    default holds no graph); without known fields, one value for all of them."""
+    given: dict[str, Value] = {}
+    positional = [value for arg, value in zip(node.args, arguments) if arg.keyword is None and not arg.star]
+    if any(arg.star for arg in node.args) or len(positional) > len(info.fields):
+        return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name)
+    given.update(zip(info.fields, positional))
+    for arg, value in zip(node.args, arguments):
+        if arg.keyword is not None:
+            given[arg.keyword.value] = value
+    if not info.fields or set(given) - set(info.fields):
+        return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name)
+    elements = tuple(given.get(name, DETACHED) for name in info.fields)
+    return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name, keys=info.fields, elements=elements)
+
+
+#: Class decorators that make the constructor keep its arguments as fields.
+_FIELD_CLASS_DECORATORS: Final = frozenset({"dataclass", "define", "frozen", "mutable", "attrs", "s"})
+
+
 def _only_names(node: cst.BaseExpression) -> bool:
     """``v``, ``(step, v)``, ``{"loss": v}``: names and constants packed, nothing computed."""
     if type(node) is cst.Name or isinstance(node, (cst.BaseNumber, cst.BaseString)):
@@ -880,6 +901,10 @@ class ClassInfo:
     is_module: bool = False
     #: Names assigned in the class body (``expansion = 4``): members of the class itself.
     class_attributes: set[str] = field(default_factory=set)
+    #: Its constructor keeps every argument as a field (a ``@dataclass``, a ``NamedTuple``).
+    holds_arguments: bool = False
+    #: The fields such a class declares (``tokens: torch.Tensor``), in order.
+    fields: tuple[str, ...] = ()
 
 
 @dataclass
@@ -1275,6 +1300,15 @@ def _walk(
         if type(statement) is cst.ClassDef:
             bases = [dotted(base.value) or "" for base in statement.bases if base.keyword is None]
             info = ClassInfo(statement.name.value, bases)
+            info.holds_arguments = "__init__" not in {m.name.value for m in _body(statement.body) if type(m) is cst.FunctionDef} and (
+                any((dotted(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) or "").rsplit(".", 1)[-1] in _FIELD_CLASS_DECORATORS for d in statement.decorators)
+                or any(base.rsplit(".", 1)[-1] == "NamedTuple" for base in bases)
+            )
+            info.fields = tuple(
+                small.target.value
+                for member in _body(statement.body) if type(member) is cst.SimpleStatementLine
+                for small in member.body if type(small) is cst.AnnAssign and type(small.target) is cst.Name
+            )
             for member in _body(statement.body):
                 if type(member) is cst.FunctionDef:
                     info.methods[member.name.value] = member
@@ -1478,6 +1512,10 @@ class _Walker:
             self._in_module_method = cls is not None and context.classes[cls].is_module and (
                 name.rsplit(".", 1)[-1] in context.forward_helpers(cls)
                 or name in context.evidence.backwarded_results
+                # (``_forward_alg`` of the ``neg_log_likelihood`` a caller backwards: part of its pass)
+                or bool(context.callers_of(name)) and all(
+                    caller.startswith(cls + ".") and caller in context.evidence.backwarded_results for caller in context.callers_of(name)
+                )
                 or (
                     _builds_or_is_unused(context.callers_of(name))
                     and (
@@ -2264,7 +2302,14 @@ class _Walker:
             if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/=") and not self._in_batch_loop():
                 self._effect(Effect("accumulate", outside, value, self.function.name, operator))
         if value.attached:
-            self.env[key] = combine(self._lookup(key), value)
+            held = self._lookup(key)
+            if type(node.target) is cst.Subscript and held.kind is Kind.CONTAINER:
+                # ``stats["mse"] += batch_mse``: the dict holds an attached entry, still a dict
+                literal = _literal_key(node.target)
+                entry = combine(held.entry(literal), value) if literal is not None else value
+                self.env[key] = held.with_entry(literal, entry) if literal is not None else replace(held, state=State.ATTACHED)
+            else:
+                self.env[key] = combine(held, value)
         self._binding(node, key, self.env.get(key, UNKNOWN), mentions(node.value) | {key})
         self._write(key)
 
@@ -2754,6 +2799,8 @@ class _Walker:
                 return Value(sequences[0].state, Kind.CONTAINER, sequences[0].double_backward, params=sequences[0].params)
             if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
+            if left.leaf or right.leaf:
+                self._mark_loops(forward=True)  # ``x @ self.W``: a forward computed from parameters
             return combine(left, right)
         if type(node) is cst.UnaryOperation:
             operand = self.evaluate(node.expression)
@@ -2837,6 +2884,8 @@ class _Walker:
                 return self.env[key]
             owner = key.rsplit(".", 1)[0]
             base = self._lookup(owner)
+            if base.kind is Kind.INSTANCE and base.keys is not None:
+                return base.entry(node.attr.value)  # a field of a record (``state.forces``)
             if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None:
                 attribute = self._class_attribute(base.cls, node.attr.value)
                 if attribute is not None:
@@ -2884,6 +2933,9 @@ class _Walker:
             for key in mentions(clause.target):
                 saved.setdefault(key, self.env.get(key))
                 self.env[key] = iterable.part() if iterable.attached or iterable.params else UNKNOWN
+                # (``[autograd.grad(loss, ...) for loss in losses]`` differentiates ``losses``)
+                self._flow(mentions(clause.iter), key)
+                self._data_flow(clause.iter, key)
             for condition in clause.ifs:
                 self.evaluate(condition.test)
             clause = clause.inner_for_in
@@ -3028,6 +3080,9 @@ class _Walker:
             if definition is not None:
                 self._apply_summary(node, definition, UNKNOWN, arguments, construct=True)
             info = self.context.classes.get(cls_name)
+            if info is not None and info.holds_arguments and any(argument.attached for argument in arguments) and not self.no_grad:
+                # ``Sample(tokens=tokens, log_probs=logp)``: the record holds the graph of its fields
+                return _record(info, node, arguments)
             return Value(State.DETACHED, Kind.MODULE if info is not None and info.is_module else Kind.INSTANCE, cls=cls_name)
         imported = self._imported_callee(func, receiver) if definition is None else None
         if imported is not None:
@@ -3056,6 +3111,8 @@ class _Walker:
                 several = _tuple_result(name[len("torch."):], positional[0], by_dim)
                 if several is not None:
                     return several
+            if any(argument.leaf and argument.kind is Kind.TENSOR for argument in arguments) and not self.no_grad:
+                self._mark_loops(forward=True)  # ``F.linear(v, self.weights)``: a forward from parameters
             return combine(*arguments) if arguments else UNKNOWN
         if method == "parameters" and receiver.kind in (Kind.MODULE, Kind.UNKNOWN, Kind.INSTANCE) and not receiver.attached:
             return Value(State.DETACHED, Kind.CONTAINER, leaf=True)  # leaves that require grad

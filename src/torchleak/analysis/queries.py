@@ -844,6 +844,8 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     previous iteration (truncated BPTT keeps a graph across several steps on purpose).
     """
     function = call.function
+    if type(loop.node) is cst.For and not loop.has_forward and set(call.output_mentions) & loop.loop_targets:
+        return True  # ``for loss in losses``: each iteration differentiates one graph built before the loop
     outermost = list(loop.enclosing())[-1]
     later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
     if later:
@@ -883,7 +885,7 @@ def last_of_losses_retains(facts: FileFacts, call: BackwardCall) -> bool:
     if loop is None or type(loop.node) is not cst.For or not call.output_mentions:
         return False
     iterable = dotted(loop.node.iter) if type(loop.node) is cst.For else None
-    if loop.has_forward or iterable is None or iterable not in loop.attached_on_entry:
+    if loop.has_forward or iterable is None:
         return False  # not a loop over tensors of a graph built before it
     if not set(call.output_mentions) & loop.loop_targets:
         return False  # it differentiates something else than the loop's element

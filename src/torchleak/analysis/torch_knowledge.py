@@ -93,7 +93,9 @@ DETACHING_METHODS: Final = frozenset(
         "stride", "is_contiguous", "all", "any", "count_nonzero", "bincount", "backward",
         "requires_grad_", "zero_", "fill_", "copy_", "get_device", "is_floating_point",
         "__len__", "__float__", "__int__", "__bool__", "logical_and", "logical_or", "logical_not",
-        "sample", "multinomial", "bernoulli",
+        "sample", "multinomial",
+        # fresh tensors of the receiver's dtype and device, no graph (``x.new_zeros(n, 0)``)
+        "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
     }
 )
 #: Attributes of a tensor that are not on the graph.
@@ -115,7 +117,7 @@ DETACHING_CALLABLES: Final = frozenset(
         "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.manual_seed",
         "torch.save", "torch.device", "torch.Size", "torch.numel",
         "torch.count_nonzero", "torch.nonzero", "torch.bincount", "torch.multinomial",
-        "torch.bernoulli", "torch.poisson", "torch.searchsorted", "torch.bucketize",
+        "torch.searchsorted", "torch.bucketize",
         # The total norm they return is computed under no_grad.
         "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_",
         "torch.nn.utils.get_total_norm", "torch.nn.utils.clip_grad_value_",

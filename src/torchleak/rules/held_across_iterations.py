@@ -437,7 +437,7 @@ class HeldAcrossIterations(Rule):
             value = statement_text(facts, event.value_node, limit=40)
             container = isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
                 # (in a helper, what the caller gave says more than the parameter does)
-                known.kind in (Kind.CONTAINER, Kind.TUPLE) for known in (facts.values.get(id(event.value_node), event.value), event.value)
+                known.kind in (Kind.CONTAINER, Kind.TUPLE, Kind.INSTANCE) for known in (facts.values.get(id(event.value_node), event.value), event.value)
             )
             never_backwards = not loop.has_backward and not loop.per_batch_method and not loop.opaque_use
             if container and never_backwards:

@@ -5140,3 +5140,29 @@ class TestHeldOutRoundNineShapes:
                 return history
         """
         assert not value_of(facts_of(src), "f", "history").attached
+
+    def test_a_per_batch_method_storing_into_a_global_keeps_it_past_the_call(self):
+        src = """
+            import torch.nn as nn
+
+            class Block(nn.Module):
+                cached = []
+
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    out = self.lin(x)
+                    Block.cached.append(out)
+                    return out
+
+            def train(block, opt, loader):
+                for x in loader:
+                    opt.zero_grad()
+                    block(x).sum().backward()
+                    opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK102")]
+        local = src.replace("Block.cached.append(out)", "cached = []\n                    cached.append(out)")
+        assert self.findings(local) == []

@@ -36,6 +36,9 @@ class Loop:
     first_access: dict[str, str] = field(default_factory=dict)
     #: Names the ``for`` statement binds (``step``, ``batch``).
     loop_targets: frozenset[str] = frozenset()
+    #: Of a per-batch method: the names its function binds (parameters included); any other
+    #: root (``Bottleneck.cached``, a module-level ``HISTORY``) is a global that outlives a call.
+    local_names: Optional[frozenset[str]] = None
     #: Names bound to graph-attached values when the loop was entered.
     attached_on_entry: frozenset[str] = frozenset()
     has_backward: bool = False
@@ -65,8 +68,13 @@ class Loop:
         """Whether ``key`` keeps its value from one iteration of this loop to the next."""
         prefixes = key_prefixes(key)
         if self.per_batch_method:
-            # Locals die with the call; an attribute lives on unless the method resets it first.
-            return key.startswith("self.") and all(self.first_access.get(p) != "write" for p in prefixes[1:])
+            # Locals die with the call; an attribute lives on unless the method resets it first,
+            # and so does what a global (a class attribute, a module-level list) holds.
+            if not key.startswith("self.") and (self.local_names is None or prefixes[0] in self.local_names):
+                return False
+            return all(self.first_access.get(p) != "write" for p in prefixes[1:] if key.startswith("self.")) and (
+                key.startswith("self.") or all(self.first_access.get(p) != "write" for p in prefixes)
+            )
         for prefix in prefixes:
             access = self.first_access.get(prefix)
             if access is not None:

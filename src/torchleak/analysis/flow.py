@@ -1503,6 +1503,8 @@ class _Walker:
         self.fed_from: dict[str, frozenset[str]] = {}
         if per_batch and type(node) is cst.FunctionDef:
             self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
+        #: The per-batch loop of a method run once per batch, kept after the walk leaves it.
+        self.loops_entered: list[Loop] = list(self.loops)
 
     @property
     def in_module_method(self) -> bool:
@@ -2651,6 +2653,8 @@ class _Walker:
             else:
                 walker.env[key] = parameter(index)
         function = walker.run(_body(node.body))
+        if per_batch and walker.loops_entered:
+            walker.loops_entered[0].local_names = frozenset(walker.local_names)
         self.context.top = outer_top
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function

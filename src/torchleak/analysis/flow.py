@@ -3723,7 +3723,8 @@ class _Walker:
                           value, frozenset({"<call>"}), via, argument_returned=returned)
                 )
             elif effect.kind == "accumulate":
-                inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
+                # (what the callee computes itself, attached whatever the caller gives it)
+                inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params or effect.value.state is State.ATTACHED else None
                 if inner_sum is not None and callee is not None:
                     # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
                     # step method): report it there, where ``.item()`` goes.
@@ -3763,9 +3764,15 @@ class _Walker:
                 self.function.data_flows_to.setdefault(here, set()).add(there)
 
     def _callee_accumulation(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
-        """The callee's own ``+=`` behind one of its accumulate effects (not one passed up)."""
-        if callee is None or effect.where != callee.name:
+        """The callee's own ``+=`` behind one of its accumulate effects; for one passed up from a
+        deeper helper of the file (``Mean.update`` under ``criterion.__call__``), that helper's
+        own ``+=`` when it has only one."""
+        if callee is None:
             return None
+        if effect.where != callee.name:
+            deeper = [function for function in self.context.facts.functions if function.name == effect.where]
+            own = [event for function in deeper for event in function.accumulations if not event.via] if len(deeper) == 1 else []
+            return own[0] if len(own) == 1 else None
         where = callee.effect_nodes.get(id(effect))
         return next((event for event in callee.accumulations if event.node is where and not event.via), None)
 

@@ -1155,6 +1155,7 @@ def _analyse(
             final = learned  # what ``_evidence(facts, evidence)`` gives again
             break
         evidence = learned
+        facts.release()  # the walk it learned from is not read again
         facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
     facts.evidence = final if final is not None else _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries

@@ -213,6 +213,24 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 _NODE_KIND: dict[type, int] = {}
 
 
+def _by_class(test: Callable[[type], bool]) -> Callable[[type], bool]:
+    """``test`` of a class, memoised per class (``issubclass`` against libcst's ABCs is slow)."""
+    answers: dict[type, bool] = {}
+
+    def answer(kind: type) -> bool:
+        found = answers.get(kind)
+        if found is None:
+            found = answers[kind] = test(kind)
+        return found
+
+    return answer
+
+
+_is_small_statement = _by_class(lambda kind: issubclass(kind, cst.BaseSmallStatement))
+#: Where ``own_returns`` stops: nested scopes, and expressions (which hold no statement).
+_opens_scope_or_expression = _by_class(lambda kind: issubclass(kind, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)))
+
+
 def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
     """The dotted names (and their prefixes) an expression reads, without side effects; with
     ``through_detach=False``, not what it reads only through ``.detach()``/``.item()`` (no
@@ -694,7 +712,7 @@ def _own_returns(definition: cst.FunctionDef) -> list[cst.Return]:
         current = stack.pop()
         if type(current) is cst.Return:
             found.append(current)
-        elif not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+        elif not _opens_scope_or_expression(type(current)):
             stack.extend(_child_nodes(current))
     return found
 
@@ -1548,8 +1566,8 @@ class _Walker:
             for small in node.body:
                 self.statement = small
                 self._small_statement(small)
-        elif isinstance(node, cst.BaseSmallStatement):  # a one-line body: `for x in loader: a; b`
-            self._small_statement(node)
+        elif _is_small_statement(type(node)):  # a one-line body: `for x in loader: a; b`
+            self._small_statement(node)  # type: ignore[arg-type]
         elif type(node) is cst.For:
             self._for(node)
         elif type(node) is cst.While:
@@ -1665,8 +1683,8 @@ class _Walker:
         self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode, position: Optional[int] = None
     ) -> None:
         """``target = value_node``; ``position``: the position ``target`` unpacks from a tuple value."""
-        if isinstance(target, (cst.Tuple, cst.List)):
-            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(target.elements):
+        if type(target) is cst.Tuple or type(target) is cst.List:
+            if (type(value_node) is cst.Tuple or type(value_node) is cst.List) and len(value_node.elements) == len(target.elements):
                 for t, v in zip(target.elements, value_node.elements):
                     self._bind(t.value, v.value, self.values.get(id(v.value), value), statement)
                 return
@@ -1692,7 +1710,7 @@ class _Walker:
         if type(target) is cst.Name:
             self.local_names.add(key)
             iterated = value_node.args[0].value if (
-                isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) and value_node.func.value in ("iter", "next")
+                type(value_node) is cst.Call and type(value_node.func) is cst.Name and value_node.func.value in ("iter", "next")
                 and len(value_node.args) == 1 and value.kind is Kind.MODULE
             ) else None
             owner = dotted(iterated) if iterated is not None else None
@@ -1721,14 +1739,14 @@ class _Walker:
                 self._effect(Effect("accumulate", outside, value, self.function.name, "="))
         call = _strip_access(value_node)
         # (``out, self.h = self.rnn(x, self.h.detach())``: given detached, it chains nothing)
-        fed = isinstance(call, cst.Call) and any(key in mentions(arg.value, through_detach=False) for arg in call.args)
+        fed = type(call) is cst.Call and any(key in mentions(arg.value, through_detach=False) for arg in call.args)
         # ``best = evaluate(model, best)`` keeps or replaces best, never builds on it
         given = self._parameters_given(call, key) if fed and isinstance(call, cst.Call) else None
         summary = self.context.applied.get(id(call)) if given else None
         selected = summary is not None and given is not None and given <= summary.returned_unchanged
         if summary is not None and given is not None and given <= summary.accumulated_parameters:
             selected = True  # ``total = step(batch, total)`` where step sums into it: its effect is the accumulation
-        if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
+        if type(call) is cst.Call and _concatenates_onto(call, key, self.context.aliases):
             # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
             fed = False
             others = [e.value for e in call.args[0].value.elements if _root_key(e.value) != key]  # type: ignore[attr-defined]
@@ -1757,13 +1775,13 @@ class _Walker:
             assert isinstance(value_node, cst.Call)
             self._flow(mentions(value_node.func).union(*(self._graph_sources(arg) for arg in arguments)), key)
         # (an element of a loader is data, not its output; one of a list of attached values is not)
-        if not isinstance(statement, (cst.For, cst.CompFor)) or value.attached:
+        if not (type(statement) is cst.For or type(statement) is cst.CompFor) or value.attached:
             for source_node in [value_node] if arguments is None else arguments:
                 self._data_flow(source_node, key)
-        if not (isinstance(statement, cst.For) and value_node is not statement.iter):
+        if not (type(statement) is cst.For and value_node is not statement.iter):
             # (a target ``for`` pairs with one iterable of a ``zip``: an element of it, not its result)
             self._record_call_result(key, value_node, position)
-        if isinstance(target, cst.Attribute) and value.attached:
+        if type(target) is cst.Attribute and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
         if type(target) is cst.Attribute and target.attr.value == "grad" and (
             type(value_node) is cst.Name and value_node.value == "None"
@@ -1780,23 +1798,33 @@ class _Walker:
         """``mentions(node, through_detach=False)``, less what the walk knows holds no graph:
         numbers (``len(batches)``, ``x.size(0)``) and entries of a container (``s["t"]`` of
         ``{"t": t, "log_prob": lp}``)."""
-
-        def holds_no_graph(current: cst.CSTNode) -> bool:
-            if _is_cut(current):
-                return True
-            if type(current) is not cst.Subscript and type(current) is not cst.Call:
-                return False
-            value = self.values.get(id(current))
-            return value is not None and value.detached and (
-                value.kind is Kind.NUMBER or type(current) is cst.Subscript and value.kind is Kind.TENSOR
-            )
-
-        return _names_read(node, holds_no_graph)
+        # (``_names_read`` with that test inlined: it runs for every node of every value bound)
+        values = self.values
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            kind = type(current)
+            if kind is cst.Name or kind is cst.Attribute:
+                key = dotted(current)  # type: ignore[arg-type]
+                if key is not None:
+                    found.update(key_prefixes(key))
+                    continue
+            elif kind is cst.Call or kind is cst.Subscript:
+                if kind is cst.Call and _is_cutting_call(current):  # type: ignore[arg-type]
+                    continue
+                value = values.get(id(current))
+                if value is not None and value.detached and (
+                    value.kind is Kind.NUMBER or kind is cst.Subscript and value.kind is Kind.TENSOR
+                ):
+                    continue
+            stack.extend(_expression_children(current))
+        return found
 
     def _element_arguments(self, value_node: cst.BaseExpression, element: Optional[int]) -> Optional[list[cst.BaseExpression]]:
         """For position ``element`` of a call's tuple result, the arguments that position is
         computed from, as the callee's summary says; None when that is not known."""
-        if element is None or not isinstance(value_node, cst.Call):
+        if element is None or type(value_node) is not cst.Call:
             return None
         summary = self.context.applied.get(id(value_node))
         if summary is None or summary.returns.elements is None or summary.returns.open_tail or summary.returns.keys is not None:
@@ -1928,15 +1956,15 @@ class _Walker:
         if loop is None or isinstance(loop.node, cst.FunctionDef):
             return False
         for node in subtree(loop.node.body):
-            if node is statement or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if node is statement or type(node) is cst.FunctionDef or type(node) is cst.ClassDef or type(node) is cst.Lambda:
                 continue
-            if isinstance(node, (cst.If, cst.While)):
+            if type(node) is cst.If or type(node) is cst.While:
                 read = key in mentions(node.test)
-            elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and _is_logging(node.value):
+            elif type(node) is cst.Expr and type(node.value) is cst.Call and _is_logging(node.value):
                 continue
-            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            elif type(node) is cst.Assign or type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
                 read = node.value is not None and key in mentions(node.value)  # (``total = 0`` resets it)
-            elif isinstance(node, cst.BaseSmallStatement):
+            elif _is_small_statement(type(node)):
                 read = key in mentions(node)
             else:
                 continue
@@ -2202,9 +2230,9 @@ class _Walker:
     ) -> Optional[list[tuple[cst.BaseExpression, cst.BaseExpression, Value]]]:
         """(target, what it iterates, its value) for each name a ``for`` binds through ``zip``,
         ``enumerate`` and ``.items()``, nested; None when the target does not match them."""
-        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(iterable, cst.Call):
+        if not (type(target) is cst.Tuple or type(target) is cst.List) or type(iterable) is not cst.Call:
             return None
-        if any(isinstance(element, cst.StarredElement) for element in target.elements):
+        if any(type(element) is cst.StarredElement for element in target.elements):
             return None
         targets = [element.value for element in target.elements]
         args = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
@@ -2632,10 +2660,12 @@ class _Walker:
             if type(node.operator) is cst.Add and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
                 return join(left, right)
             sequences = [side for side in (left, right) if side.kind in (Kind.CONTAINER, Kind.TUPLE)]
-            if isinstance(node.operator, cst.Multiply) and sequences:
+            if type(node.operator) is cst.Multiply and sequences:
                 # ``[stop] * r``: a list repeating the elements, not arithmetic on them
                 return Value(sequences[0].state, Kind.CONTAINER, sequences[0].double_backward, params=sequences[0].params)
-            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            if type(node.operator) is cst.Modulo and (
+                type(node.left) is cst.SimpleString or type(node.left) is cst.ConcatenatedString or type(node.left) is cst.FormattedString
+            ):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             return combine(left, right)
         if type(node) is cst.UnaryOperation:
@@ -2999,7 +3029,7 @@ class _Walker:
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if type(func) is cst.Name and identifier == "dict" and len(positional) == 1 and not node.args[0].keyword and positional[0].keys is not None:
             return positional[0]  # ``dict(d)``: a copy, entry by entry
-        if isinstance(func, cst.Name) and identifier in ("iter", "next") and len(positional) == 1 and positional[0].kind in (Kind.MODULE, Kind.CONTAINER):
+        if type(func) is cst.Name and identifier in ("iter", "next") and len(positional) == 1 and positional[0].kind in (Kind.MODULE, Kind.CONTAINER):
             # ``layers = iter(flow)`` then ``layer = next(layers)``: the iterator holds what the
             # iterable holds, ``next`` gives one of its elements, as a ``for`` over it does
             held = positional[0]
@@ -3008,7 +3038,7 @@ class _Walker:
             if held.elements and all(e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in held.elements):
                 return join(*held.elements)
             return held.part() if held.attached or held.params else UNKNOWN
-        if isinstance(func, cst.Name) and identifier in vocab.PASSING_BUILTINS:
+        if type(func) is cst.Name and identifier in vocab.PASSING_BUILTINS:
             if identifier in ("list", "tuple", "sorted", "reversed"):
                 inner = combine(*arguments) if arguments else DETACHED
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)

@@ -512,8 +512,10 @@ def _annotated_class(param: cst.Param) -> str:
     if param.annotation is None:
         return ""
     annotation = param.annotation.annotation
-    if type(annotation) is cst.SimpleString and isinstance(annotation.evaluated_value, str):
-        return annotation.evaluated_value
+    if type(annotation) is cst.SimpleString:
+        written = _string_value(annotation)
+        if isinstance(written, str):
+            return written
     return dotted(annotation) or ""
 
 
@@ -559,10 +561,22 @@ def _grown(container: Value, method: str, value: Value) -> Value:
     return replace(container, elements=(*container.elements, value), open_tail=True)
 
 
+def _string_value(node: cst.SimpleString) -> Union[str, bytes]:
+    """``node.evaluated_value``, remembered per literal text: libcst runs ``ast.literal_eval``
+    (a compile) at every read, and the walks read the same few keys (``"loss"``) again and again."""
+    return _evaluated_string(node.value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _evaluated_string(text: str) -> Union[str, bytes]:
+    value: Union[str, bytes] = ast.literal_eval(text)
+    return value
+
+
 def _literal_key(node: cst.Subscript) -> Optional[str]:
     """``"loss"`` for ``d["loss"]``; None for any other index."""
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
-        return str(node.slice[0].slice.value.evaluated_value)
+        return str(_string_value(node.slice[0].slice.value))
     return None
 
 
@@ -579,7 +593,7 @@ def _dict_read(receiver: Value, method: str, node: cst.Call) -> Value:
     if method in ("get", "pop"):
         first = node.args[0].value if node.args and not node.args[0].keyword else None
         if type(first) is cst.SimpleString:
-            return receiver.entry(str(first.evaluated_value))
+            return receiver.entry(str(_string_value(first)))
         return any_entry(receiver)
     inner = any_entry(receiver)
     return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
@@ -2702,7 +2716,7 @@ class _Walker:
                 if entries is None:
                     continue
                 if type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString:
-                    entries[str(entry.key.evaluated_value)] = entry_value
+                    entries[str(_string_value(entry.key))] = entry_value
                 elif type(entry) is cst.StarredDictElement and entry_value.keys is not None:
                     entries.update(zip(entry_value.keys, entry_value.elements or ()))  # ``{**d, "k": v}``
                 else:
@@ -3744,7 +3758,8 @@ class _Walker:
         elif method == "register_buffer" and receiver_key == "self" and self.function.cls is not None and node.args:
             literal = node.args[0].value
             if type(literal) is cst.SimpleString:
-                attribute = literal.evaluated_value if isinstance(literal.evaluated_value, str) else None
+                written = _string_value(literal)
+                attribute = written if isinstance(written, str) else None
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
         elif method in ("register_forward_hook",) and node.args:
@@ -3951,7 +3966,7 @@ def _framework_loss_roots(node: cst.BaseExpression, aliases: ImportAliases) -> s
         return set().union(*(
             _backward_roots(element.value, aliases) for element in node.elements
             if type(element) is cst.DictElement and type(element.key) is cst.SimpleString
-            and element.key.evaluated_value == "loss"
+            and _string_value(element.key) == "loss"
         ))
     if type(node) is cst.Tuple and node.elements:
         return _backward_roots(node.elements[0].value, aliases)  # ``(loss, outputs)``: the first

@@ -265,7 +265,10 @@ def _names_read(node: cst.CSTNode, skip: Optional[Callable[[cst.CSTNode], bool]]
         current = stack.pop()
         if skip is not None and skip(current):
             continue
-        if type(current) is cst.Name or type(current) is cst.Attribute:
+        if type(current) is cst.Name:
+            found.add(current.value)  # (``dotted`` and ``key_prefixes`` of a bare name: itself)
+            continue
+        if type(current) is cst.Attribute:
             key = dotted(current)
             if key is not None:
                 found.update(key_prefixes(key))
@@ -1819,7 +1822,10 @@ class _Walker:
         while stack:
             current = stack.pop()
             kind = type(current)
-            if kind is cst.Name or kind is cst.Attribute:
+            if kind is cst.Name:
+                found.add(current.value)  # type: ignore[attr-defined]
+                continue
+            if kind is cst.Attribute:
                 key = dotted(current)  # type: ignore[arg-type]
                 if key is not None:
                     found.update(key_prefixes(key))
@@ -2852,8 +2858,9 @@ class _Walker:
                 if info.name != self.function.cls and func.attr.value in info.methods:
                     return info.methods[func.attr.value]
             return None
-        if self._instance_call(func) is not None:
-            return self._instance_call(func)
+        instance = self._instance_call(func)
+        if instance is not None:
+            return instance
         method = func.attr.value
         owner = self.values.get(id(func.value))
         if owner is None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import libcst as cst
     from libcst.metadata import CodeRange
 
+    from torchleak.analysis.facts import FileFacts
     from torchleak.rule import Report, Rule
 
 # libcst and the rules are imported only when a file passes the pre-filter: flake8 loads this
@@ -230,7 +231,6 @@ def _lint_segments(
     """The findings of the segments; with ``fixes_for`` (the whole source), with their fixes."""
     with _phase(phases, "import libcst, analysis, rules"):
         import libcst as cst
-        from libcst.metadata import MetadataWrapper, PositionProvider
 
         from torchleak.analysis.flow import analyse
         from torchleak.rules import ALL_RULES
@@ -245,6 +245,22 @@ def _lint_segments(
     module = cst.Module(body=[statement for _, part in parsed for statement in part.body])
     with _phase(phases, "analysis walks"):
         facts = analyse(module, settings, no_grad_callees)
+    try:
+        return _findings(parsed, facts, rules, fixes_for, phases)
+    finally:
+        facts.release()  # so that reference counting frees the tree here, not the collector later
+
+
+def _findings(
+    parsed: Sequence[tuple[int, cst.Module]],
+    facts: FileFacts,
+    rules: Sequence[Rule],
+    fixes_for: Optional[str],
+    phases: Optional[Phases],
+) -> list[Finding]:
+    """The rules' findings on the analysed segments (``parsed``: first line, tree)."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
     with _phase(phases, "rule queries"):
         reports = [(rule, report) for rule in rules for report in rule.check(facts)]
     if not reports:

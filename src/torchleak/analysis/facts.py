@@ -234,6 +234,16 @@ class Function:
     #: itself, so not among ``stores``), by ``id`` of the effect: where its fix goes.
     effect_stores: dict[int, "Store"] = field(default_factory=dict)
 
+    def release(self) -> None:
+        """Drop the events: each names its function, so together they form reference cycles
+        that only the cyclic collector frees (and through them the whole tree)."""
+        self.accumulations = []
+        self.stores = []
+        self.backwards = []
+        self.bindings = []
+        self.grad_resets = []
+        self.double_backward_grads = []
+
     def bound_by(self, statement: cst.CSTNode) -> set[str]:
         """The names a statement binds."""
         return {binding.key for binding in self.bindings if binding.node is statement}
@@ -325,3 +335,11 @@ class FileFacts:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    def release(self) -> None:
+        """Break the reference cycles the facts hold (events name their function), once nothing
+        reads them any more: reference counting then frees them and the tree at once, where
+        the cyclic collector took about 0.15 s to find 195k such objects after a 5,000-line
+        training file."""
+        for function in self.functions:
+            function.release()

@@ -213,6 +213,24 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 _NODE_KIND: dict[type, int] = {}
 
 
+def _by_class(test: Callable[[type], bool]) -> Callable[[type], bool]:
+    """``test`` of a class, memoised per class (``issubclass`` against libcst's ABCs is slow)."""
+    answers: dict[type, bool] = {}
+
+    def answer(kind: type) -> bool:
+        found = answers.get(kind)
+        if found is None:
+            found = answers[kind] = test(kind)
+        return found
+
+    return answer
+
+
+_is_small_statement = _by_class(lambda kind: issubclass(kind, cst.BaseSmallStatement))
+#: Where ``own_returns`` stops: nested scopes, and expressions (which hold no statement).
+_opens_scope_or_expression = _by_class(lambda kind: issubclass(kind, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)))
+
+
 def mentions(node: cst.CSTNode, *, through_detach: bool = True) -> set[str]:
     """The dotted names (and their prefixes) an expression reads, without side effects; with
     ``through_detach=False``, not what it reads only through ``.detach()``/``.item()`` (no
@@ -247,7 +265,10 @@ def _names_read(node: cst.CSTNode, skip: Optional[Callable[[cst.CSTNode], bool]]
         current = stack.pop()
         if skip is not None and skip(current):
             continue
-        if type(current) is cst.Name or type(current) is cst.Attribute:
+        if type(current) is cst.Name:
+            found.add(current.value)  # (``dotted`` and ``key_prefixes`` of a bare name: itself)
+            continue
+        if type(current) is cst.Attribute:
             key = dotted(current)
             if key is not None:
                 found.update(key_prefixes(key))
@@ -494,8 +515,10 @@ def _annotated_class(param: cst.Param) -> str:
     if param.annotation is None:
         return ""
     annotation = param.annotation.annotation
-    if type(annotation) is cst.SimpleString and isinstance(annotation.evaluated_value, str):
-        return annotation.evaluated_value
+    if type(annotation) is cst.SimpleString:
+        written = _string_value(annotation)
+        if isinstance(written, str):
+            return written
     return dotted(annotation) or ""
 
 
@@ -573,10 +596,22 @@ def _grown(container: Value, method: str, value: Value) -> Value:
     return replace(container, elements=(*container.elements, value), open_tail=True)
 
 
+def _string_value(node: cst.SimpleString) -> Union[str, bytes]:
+    """``node.evaluated_value``, remembered per literal text: libcst runs ``ast.literal_eval``
+    (a compile) at every read, and the walks read the same few keys (``"loss"``) again and again."""
+    return _evaluated_string(node.value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _evaluated_string(text: str) -> Union[str, bytes]:
+    value: Union[str, bytes] = ast.literal_eval(text)
+    return value
+
+
 def _literal_key(node: cst.Subscript) -> Optional[str]:
     """``"loss"`` for ``d["loss"]``; None for any other index."""
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
-        return str(node.slice[0].slice.value.evaluated_value)
+        return str(_string_value(node.slice[0].slice.value))
     return None
 
 
@@ -593,7 +628,7 @@ def _dict_read(receiver: Value, method: str, node: cst.Call) -> Value:
     if method in ("get", "pop"):
         first = node.args[0].value if node.args and not node.args[0].keyword else None
         if type(first) is cst.SimpleString:
-            return receiver.entry(str(first.evaluated_value))
+            return receiver.entry(str(_string_value(first)))
         return any_entry(receiver)
     inner = any_entry(receiver)
     return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
@@ -726,7 +761,7 @@ def _own_returns(definition: cst.FunctionDef) -> list[cst.Return]:
         current = stack.pop()
         if type(current) is cst.Return:
             found.append(current)
-        elif not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+        elif not _opens_scope_or_expression(type(current)):
             stack.extend(_child_nodes(current))
     return found
 
@@ -1270,6 +1305,7 @@ def _analyse(
             final = learned  # what ``_evidence(facts, evidence)`` gives again
             break
         evidence = learned
+        facts.release()  # the walk it learned from is not read again
         facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
     facts.evidence = final if final is not None else _evidence(facts, evidence)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
@@ -1699,8 +1735,8 @@ class _Walker:
             for small in node.body:
                 self.statement = small
                 self._small_statement(small)
-        elif isinstance(node, cst.BaseSmallStatement):  # a one-line body: `for x in loader: a; b`
-            self._small_statement(node)
+        elif _is_small_statement(type(node)):  # a one-line body: `for x in loader: a; b`
+            self._small_statement(node)  # type: ignore[arg-type]
         elif type(node) is cst.For:
             self._for(node)
         elif type(node) is cst.While:
@@ -1816,8 +1852,8 @@ class _Walker:
         self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, statement: cst.CSTNode, position: Optional[int] = None
     ) -> None:
         """``target = value_node``; ``position``: the position ``target`` unpacks from a tuple value."""
-        if isinstance(target, (cst.Tuple, cst.List)):
-            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(target.elements):
+        if type(target) is cst.Tuple or type(target) is cst.List:
+            if (type(value_node) is cst.Tuple or type(value_node) is cst.List) and len(value_node.elements) == len(target.elements):
                 for t, v in zip(target.elements, value_node.elements):
                     self._bind(t.value, v.value, self.values.get(id(v.value), value), statement)
                 return
@@ -1843,7 +1879,7 @@ class _Walker:
         if type(target) is cst.Name:
             self.local_names.add(key)
             iterated = value_node.args[0].value if (
-                isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) and value_node.func.value in ("iter", "next")
+                type(value_node) is cst.Call and type(value_node.func) is cst.Name and value_node.func.value in ("iter", "next")
                 and len(value_node.args) == 1 and value.kind is Kind.MODULE
             ) else None
             owner = dotted(iterated) if iterated is not None else None
@@ -1872,14 +1908,14 @@ class _Walker:
                 self._effect(Effect("accumulate", outside, value, self.function.name, "="))
         call = _strip_access(value_node)
         # (``out, self.h = self.rnn(x, self.h.detach())``: given detached, it chains nothing)
-        fed = isinstance(call, cst.Call) and any(key in mentions(arg.value, through_detach=False) for arg in call.args)
+        fed = type(call) is cst.Call and any(key in mentions(arg.value, through_detach=False) for arg in call.args)
         # ``best = evaluate(model, best)`` keeps or replaces best, never builds on it
         given = self._parameters_given(call, key) if fed and isinstance(call, cst.Call) else None
         summary = self.context.applied.get(id(call)) if given else None
         selected = summary is not None and given is not None and given <= summary.returned_unchanged
         if summary is not None and given is not None and given <= summary.accumulated_parameters:
             selected = True  # ``total = step(batch, total)`` where step sums into it: its effect is the accumulation
-        if isinstance(call, cst.Call) and _concatenates_onto(call, key, self.context.aliases):
+        if type(call) is cst.Call and _concatenates_onto(call, key, self.context.aliases):
             # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
             fed = False
             others = [e.value for e in call.args[0].value.elements if _root_key(e.value) != key]  # type: ignore[attr-defined]
@@ -1908,13 +1944,13 @@ class _Walker:
             assert isinstance(value_node, cst.Call)
             self._flow(mentions(value_node.func).union(*(self._graph_sources(arg) for arg in arguments)), key)
         # (an element of a loader is data, not its output; one of a list of attached values is not)
-        if not isinstance(statement, (cst.For, cst.CompFor)) or value.attached:
+        if not (type(statement) is cst.For or type(statement) is cst.CompFor) or value.attached:
             for source_node in [value_node] if arguments is None else arguments:
                 self._data_flow(source_node, key)
-        if not (isinstance(statement, cst.For) and value_node is not statement.iter):
+        if not (type(statement) is cst.For and value_node is not statement.iter):
             # (a target ``for`` pairs with one iterable of a ``zip``: an element of it, not its result)
             self._record_call_result(key, value_node, position)
-        if isinstance(target, cst.Attribute) and value.attached:
+        if type(target) is cst.Attribute and value.attached:
             self.function.consumed.update(sources)  # it leaves the function through an attribute
         if type(target) is cst.Attribute and target.attr.value == "grad" and (
             type(value_node) is cst.Name and value_node.value == "None"
@@ -1931,23 +1967,36 @@ class _Walker:
         """``mentions(node, through_detach=False)``, less what the walk knows holds no graph:
         numbers (``len(batches)``, ``x.size(0)``) and entries of a container (``s["t"]`` of
         ``{"t": t, "log_prob": lp}``)."""
-
-        def holds_no_graph(current: cst.CSTNode) -> bool:
-            if _is_cut(current):
-                return True
-            if type(current) is not cst.Subscript and type(current) is not cst.Call:
-                return False
-            value = self.values.get(id(current))
-            return value is not None and value.detached and (
-                value.kind is Kind.NUMBER or type(current) is cst.Subscript and value.kind is Kind.TENSOR
-            )
-
-        return _names_read(node, holds_no_graph)
+        # (``_names_read`` with that test inlined: it runs for every node of every value bound)
+        values = self.values
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            kind = type(current)
+            if kind is cst.Name:
+                found.add(current.value)  # type: ignore[attr-defined]
+                continue
+            if kind is cst.Attribute:
+                key = dotted(current)  # type: ignore[arg-type]
+                if key is not None:
+                    found.update(key_prefixes(key))
+                    continue
+            elif kind is cst.Call or kind is cst.Subscript:
+                if kind is cst.Call and _is_cutting_call(current):  # type: ignore[arg-type]
+                    continue
+                value = values.get(id(current))
+                if value is not None and value.detached and (
+                    value.kind is Kind.NUMBER or kind is cst.Subscript and value.kind is Kind.TENSOR
+                ):
+                    continue
+            stack.extend(_expression_children(current))
+        return found
 
     def _element_arguments(self, value_node: cst.BaseExpression, element: Optional[int]) -> Optional[list[cst.BaseExpression]]:
         """For position ``element`` of a call's tuple result, the arguments that position is
         computed from, as the callee's summary says; None when that is not known."""
-        if element is None or not isinstance(value_node, cst.Call):
+        if element is None or type(value_node) is not cst.Call:
             return None
         summary = self.context.applied.get(id(value_node))
         if summary is None or summary.returns.elements is None or summary.returns.open_tail or summary.returns.keys is not None:
@@ -2079,15 +2128,15 @@ class _Walker:
         if loop is None or isinstance(loop.node, cst.FunctionDef):
             return False
         for node in subtree(loop.node.body):
-            if node is statement or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if node is statement or type(node) is cst.FunctionDef or type(node) is cst.ClassDef or type(node) is cst.Lambda:
                 continue
-            if isinstance(node, (cst.If, cst.While)):
+            if type(node) is cst.If or type(node) is cst.While:
                 read = key in mentions(node.test)
-            elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and _is_logging(node.value):
+            elif type(node) is cst.Expr and type(node.value) is cst.Call and _is_logging(node.value):
                 continue
-            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            elif type(node) is cst.Assign or type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
                 read = node.value is not None and key in mentions(node.value)  # (``total = 0`` resets it)
-            elif isinstance(node, cst.BaseSmallStatement):
+            elif _is_small_statement(type(node)):
                 read = key in mentions(node)
             else:
                 continue
@@ -2365,9 +2414,9 @@ class _Walker:
     ) -> Optional[list[tuple[cst.BaseExpression, cst.BaseExpression, Value]]]:
         """(target, what it iterates, its value) for each name a ``for`` binds through ``zip``,
         ``enumerate`` and ``.items()``, nested; None when the target does not match them."""
-        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(iterable, cst.Call):
+        if not (type(target) is cst.Tuple or type(target) is cst.List) or type(iterable) is not cst.Call:
             return None
-        if any(isinstance(element, cst.StarredElement) for element in target.elements):
+        if any(type(element) is cst.StarredElement for element in target.elements):
             return None
         targets = [element.value for element in target.elements]
         args = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
@@ -2798,10 +2847,12 @@ class _Walker:
             if type(node.operator) is cst.Add and left.kind is Kind.CONTAINER and right.kind is Kind.CONTAINER:
                 return join(left, right)
             sequences = [side for side in (left, right) if side.kind in (Kind.CONTAINER, Kind.TUPLE)]
-            if isinstance(node.operator, cst.Multiply) and sequences:
+            if type(node.operator) is cst.Multiply and sequences:
                 # ``[stop] * r``: a list repeating the elements, not arithmetic on them
                 return Value(sequences[0].state, Kind.CONTAINER, sequences[0].double_backward, params=sequences[0].params)
-            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            if type(node.operator) is cst.Modulo and (
+                type(node.left) is cst.SimpleString or type(node.left) is cst.ConcatenatedString or type(node.left) is cst.FormattedString
+            ):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             if left.leaf or right.leaf:
                 self._mark_loops(forward=True)  # ``x @ self.W``: a forward computed from parameters
@@ -2840,7 +2891,7 @@ class _Walker:
                 if entries is None:
                     continue
                 if type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString:
-                    entries[str(entry.key.evaluated_value)] = entry_value
+                    entries[str(_string_value(entry.key))] = entry_value
                 elif type(entry) is cst.StarredDictElement and entry_value.keys is not None:
                     entries.update(zip(entry_value.keys, entry_value.elements or ()))  # ``{**d, "k": v}``
                 else:
@@ -2981,8 +3032,9 @@ class _Walker:
                 if info.name != self.function.cls and func.attr.value in info.methods:
                     return info.methods[func.attr.value]
             return None
-        if self._instance_call(func) is not None:
-            return self._instance_call(func)
+        instance = self._instance_call(func)
+        if instance is not None:
+            return instance
         method = func.attr.value
         owner = self.values.get(id(func.value))
         if owner is None:
@@ -3182,7 +3234,7 @@ class _Walker:
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if type(func) is cst.Name and identifier == "dict" and len(positional) == 1 and not node.args[0].keyword and positional[0].keys is not None:
             return positional[0]  # ``dict(d)``: a copy, entry by entry
-        if isinstance(func, cst.Name) and identifier in ("iter", "next") and len(positional) == 1 and positional[0].kind in (Kind.MODULE, Kind.CONTAINER):
+        if type(func) is cst.Name and identifier in ("iter", "next") and len(positional) == 1 and positional[0].kind in (Kind.MODULE, Kind.CONTAINER):
             # ``layers = iter(flow)`` then ``layer = next(layers)``: the iterator holds what the
             # iterable holds, ``next`` gives one of its elements, as a ``for`` over it does
             held = positional[0]
@@ -3191,7 +3243,7 @@ class _Walker:
             if held.elements and all(e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in held.elements):
                 return join(*held.elements)
             return held.part() if held.attached or held.params else UNKNOWN
-        if isinstance(func, cst.Name) and identifier in vocab.PASSING_BUILTINS:
+        if type(func) is cst.Name and identifier in vocab.PASSING_BUILTINS:
             if identifier in ("list", "tuple", "sorted", "reversed"):
                 inner = combine(*arguments) if arguments else DETACHED
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
@@ -3936,7 +3988,8 @@ class _Walker:
         elif method == "register_buffer" and receiver_key == "self" and self.function.cls is not None and node.args:
             literal = node.args[0].value
             if type(literal) is cst.SimpleString:
-                attribute = literal.evaluated_value if isinstance(literal.evaluated_value, str) else None
+                written = _string_value(literal)
+                attribute = written if isinstance(written, str) else None
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
         elif method in ("register_forward_hook",) and node.args:
@@ -4150,7 +4203,7 @@ def _framework_loss_roots(node: cst.BaseExpression, aliases: ImportAliases) -> s
         return set().union(*(
             _backward_roots(element.value, aliases) for element in node.elements
             if type(element) is cst.DictElement and type(element.key) is cst.SimpleString
-            and element.key.evaluated_value == "loss"
+            and _string_value(element.key) == "loss"
         ))
     if type(node) is cst.Tuple and node.elements:
         return _backward_roots(node.elements[0].value, aliases)  # ``(loss, outputs)``: the first

@@ -101,10 +101,7 @@ def _classes(tree: ast.AST) -> dict[str, _ClassShape]:
         if isinstance(node, ast.ClassDef):
             shape = shapes.setdefault(node.name, _ClassShape([], set()))
             shape.bases += [_identifier(base) for base in node.bases]
-            shape.methods |= {
-                child.name for child in _statements(node.body)
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in _class_level(node)
-            }
+            shape.methods |= {child.name for child in _class_level(node) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return shapes
 
 
@@ -174,11 +171,10 @@ def _definitions(tree: ast.AST) -> dict[str, list[tuple[ast.AST, Optional[str]]]
     return found
 
 
-def _close_over_callees(tree: ast.AST, names: set[str]) -> set[str]:
+def _close_over_callees(tree: ast.AST, names: set[str], classes: dict[str, _ClassShape]) -> set[str]:
     """The functions called, directly or through others, by functions in ``names`` (keys as
-    ``_called`` gives them)."""
+    ``_called`` gives them; ``classes``: the file's, as ``_classes`` gives them)."""
     definitions = _definitions(tree)
-    classes = _classes(tree)
     closed = set(names)
     pending = list(names)
     while pending:
@@ -329,7 +325,7 @@ def called_under_no_grad(tree: ast.AST) -> frozenset[str]:
     body = tree.body if isinstance(tree, ast.Module) else []
     classes = _classes(tree)
     direct: set[str] = set().union(*(_no_grad_calls(statement, classes) for statement in body))
-    return frozenset(_close_over_callees(tree, direct))
+    return frozenset(_close_over_callees(tree, direct, classes))
 
 
 def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_depth: int) -> Plan:
@@ -361,7 +357,7 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
         if summary.mentions_no_grad:
             no_grad_callees |= _no_grad_calls(statement, classes)
     if no_grad_callees:
-        no_grad_callees = _close_over_callees(tree, no_grad_callees)
+        no_grad_callees = _close_over_callees(tree, no_grad_callees, classes)
     ranges: list[list[int]] = []
     for first, last in spans:
         # One segment per top-level statement (statements sharing a line stay together), so that

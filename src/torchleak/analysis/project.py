@@ -753,6 +753,8 @@ class ProjectIndex:
             return ModuleSummary(module)
         except Exception:  # a bug summarising a helper must not cost the linted file its analysis
             return ModuleSummary(module)
+        finally:
+            facts.release()  # only the summary is kept: reference counting frees the module's tree
 
     def _analysed(self, module: str, outline: _Outline) -> Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]:
         """``module`` parsed and analysed with its own imports resolved; None when it cannot be."""
@@ -1088,6 +1090,15 @@ class _ClassRegistry(Mapping[str, ClassSummary]):
 
 
 # --------------------------------------------------------------------------- exporting
+def _qualified(value: Value, path: str, local_classes: Mapping[str, cst.ClassDef]) -> Value:
+    """Values naming a class of the module ``path`` (``local_classes``) name it project-wide."""
+    elements = tuple(_qualified(element, path, local_classes) for element in value.elements) if value.elements is not None else None
+    cls = value.cls
+    if cls is not None and cls in local_classes:
+        cls = class_key(path, cls)
+    return replace(value, elements=elements, cls=cls) if (cls != value.cls or elements != value.elements) else value
+
+
 def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:
     """The top-level functions and classes of an analysed module, as its importers see them."""
     local_classes = {statement.name.value: statement for statement in module.body if type(statement) is cst.ClassDef}
@@ -1095,10 +1106,7 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
     lines = _Lines(module, tree)
 
     def qualified(value: Value) -> Value:
-        """Values naming a class of this module name it project-wide."""
-        elements = tuple(qualified(element) for element in value.elements) if value.elements is not None else None
-        cls = class_key(path, value.cls) if value.cls in local_classes else value.cls
-        return replace(value, elements=elements, cls=cls) if (cls != value.cls or elements != value.elements) else value
+        return _qualified(value, path, local_classes)
 
     def summary_of(node: cst.FunctionDef) -> Optional[Summary]:
         function = by_node.get(id(node))

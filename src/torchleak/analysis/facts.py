@@ -243,6 +243,7 @@ class Function:
         self.bindings = []
         self.grad_resets = []
         self.double_backward_grads = []
+        self.effect_stores = {}
 
     def bound_by(self, statement: cst.CSTNode) -> set[str]:
         """The names a statement binds."""

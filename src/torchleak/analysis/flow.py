@@ -3775,8 +3775,7 @@ class _Walker:
                           value, frozenset({"<call>"}), via, argument_returned=returned)
                 )
             elif effect.kind == "accumulate":
-                # (what the callee computes itself, attached whatever the caller gives it)
-                inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params or effect.value.state is State.ATTACHED else None
+                inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
                 if inner_sum is not None and callee is not None:
                     # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
                     # step method): report it there, where ``.item()`` goes.

@@ -5166,3 +5166,28 @@ class TestHeldOutRoundNineShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK102")]
         local = src.replace("Block.cached.append(out)", "cached = []\n                    cached.append(out)")
         assert self.findings(local) == []
+
+    def test_attached_values_summed_in_place_and_a_loop_over_enumerated_losses(self):
+        src = """
+            import torch
+
+            def log_weight(decoder, z, steps):
+                logw = torch.zeros(z.size(0))
+                for t in range(steps):
+                    logw.add_(decoder(z).sum(-1) * (1.0 / steps))
+                return logw.mean().item()
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
+        # a decay first: a moving average, a carried state
+        assert [code for _, code, _ in self.findings(src.replace("logw.add_(", "logw.mul_(0.9).add_("))] == ["TLK103"]
+        losses_loop = """
+            def update(model, opt, loader):
+                for x, y in loader:
+                    out = model(x)
+                    losses = [out.mean(), (out - y).pow(2).mean()]
+                    opt.zero_grad()
+                    for index, loss in enumerate(losses):
+                        loss.backward(retain_graph=True)
+                    opt.step()
+        """
+        assert [code for _, code, _ in self.findings(losses_loop)] == ["TLK201"]

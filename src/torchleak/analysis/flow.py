@@ -4038,9 +4038,10 @@ class _Walker:
             operand = combine(*arguments) if arguments else DETACHED
             if (operand.attached or operand.params) and not self.no_grad:
                 summed = method in ("add_", "sub_") and _chain_root(func.value, frozenset()) is not None and len(node.args) >= 1
-                if summed and operand.attached and self._is_loss_like(node.args[0].value):
-                    # ``total.add_(loss)`` is ``total += loss``: a loss summed into a tensor kept
-                    # across iterations
+                if summed and operand.attached:
+                    # ``total.add_(loss)`` is ``total += loss``: attached values summed into a
+                    # tensor kept across iterations (a decay first, ``.mul_(m).add_(x)``, is a
+                    # moving average: a carried state)
                     self._accumulation(self.statement, func.value, receiver_key, "+=", node.args[0].value, operand)
                     self.env[receiver_key] = ATTACHED
                     return

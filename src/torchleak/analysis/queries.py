@@ -884,7 +884,10 @@ def last_of_losses_retains(facts: FileFacts, call: BackwardCall) -> bool:
     loop, function = call.loop, call.function
     if loop is None or type(loop.node) is not cst.For or not call.output_mentions:
         return False
-    iterable = dotted(loop.node.iter) if type(loop.node) is cst.For else None
+    iterated = loop.node.iter if type(loop.node) is cst.For else None
+    if type(iterated) is cst.Call and type(iterated.func) is cst.Name and iterated.func.value == "enumerate" and iterated.args:
+        iterated = iterated.args[0].value  # ``for i, loss in enumerate(losses)``
+    iterable = dotted(iterated) if iterated is not None else None
     if loop.has_forward or iterable is None:
         return False  # not a loop over tensors of a graph built before it
     if not set(call.output_mentions) & loop.loop_targets:

@@ -454,6 +454,8 @@ class HeldAcrossIterations(Rule):
             elif event.in_callee and event.given:
                 # what the caller gave is attached already: no_grad around the call would not cut it
                 fix = f"store .item() or .detach() of each tensor in {value} here" if container else f"store {value}.detach() here (or .item() for a number)"
+            elif event.in_callee and container:
+                fix = f"store .detach() of each tensor in {value} here (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
             elif event.in_callee:
                 fix = f"store {value}.detach() here (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
             elif event.via and "forward hook" not in event.via and container:

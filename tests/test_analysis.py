@@ -5191,3 +5191,25 @@ class TestHeldOutRoundNineShapes:
                     opt.step()
         """
         assert [code for _, code, _ in self.findings(losses_loop)] == ["TLK201"]
+
+    def test_a_concatenation_onto_itself_in_one_branch_of_a_conditional_grows(self):
+        src = """
+            import torch
+
+            class Sampler(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = torch.nn.Linear(4, 4)
+
+                def sample(self, x, steps):
+                    logits = None
+                    for _ in range(steps):
+                        new = self.head(x)
+                        logits = new if logits is None else torch.cat([logits, new], dim=0)
+                    return logits
+
+            def report(sampler, x):
+                print(sampler.sample(x, 100).argmax(-1).tolist())
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK102"]
+        assert self.findings(src.replace("torch.cat([logits, new], dim=0)", "torch.cat([logits, new.detach()], dim=0)")) == []

@@ -1907,6 +1907,14 @@ class _Walker:
             if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
                 self._effect(Effect("accumulate", outside, value, self.function.name, "="))
         call = _strip_access(value_node)
+        if type(call) is cst.IfExp:
+            # ``logits = new if logits is None else torch.cat([logits, new])``: the branch that
+            # builds on what the name held
+            for branch in (call.orelse, call.body):
+                inner = _strip_access(branch)
+                if type(inner) is cst.Call and _concatenates_onto(inner, key, self.context.aliases):
+                    call = inner
+                    break
         # (``out, self.h = self.rnn(x, self.h.detach())``: given detached, it chains nothing)
         fed = type(call) is cst.Call and any(key in mentions(arg.value, through_detach=False) for arg in call.args)
         # ``best = evaluate(model, best)`` keeps or replaces best, never builds on it

@@ -1180,8 +1180,7 @@ class _FileContext:
         set only from such values. None when the code does not say."""
         if node is None or depth > 4:
             return None
-        kind = type(node)
-        if kind is cst.Name:
+        if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return node.value == "True"
             if function is not None:
@@ -1191,10 +1190,10 @@ class _FileContext:
                 if node.value in self._assigned_names(function):
                     return None  # a local variable: its value is the function's business
             return self._module_flags().get(node.value)
-        if kind is cst.UnaryOperation and type(node.operator) is cst.Not:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
             inner = self.flag(node.expression, function, cls, depth + 1)
             return None if inner is None else not inner
-        if kind is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" and cls is not None:
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" and cls is not None:
             found = {
                 self.flag(value, method, cls, depth + 1)
                 for method, value in self._attribute_assignments(cls, node.attr.value)
@@ -1210,10 +1209,10 @@ class _FileContext:
                 if type(statement) is not cst.SimpleStatementLine:
                     continue
                 for small in statement.body:
-                    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                         name = small.targets[0].target.value
-                        literal = type(small.value) is cst.Name and small.value.value in ("True", "False")
-                        value = small.value.value == "True" if literal else None  # type: ignore[union-attr]
+                        literal = isinstance(small.value, cst.Name) and small.value.value in ("True", "False")
+                        value = isinstance(small.value, cst.Name) and small.value.value == "True" if literal else None
                         flags[name] = value if name not in flags else None
             self._flags = flags
         return self._flags
@@ -1222,11 +1221,11 @@ class _FileContext:
         return {
             target.target.value
             for statement in iter_statements(function.body.body)
-            if type(statement) is cst.SimpleStatementLine
+            if isinstance(statement, cst.SimpleStatementLine)
             for small in statement.body
-            if type(small) is cst.Assign
+            if isinstance(small, cst.Assign)
             for target in small.targets
-            if type(target.target) is cst.Name
+            if isinstance(target.target, cst.Name)
         }
 
     def _attribute_assignments(self, cls: str, attribute: str) -> list[tuple[cst.FunctionDef, cst.BaseExpression]]:
@@ -1238,11 +1237,12 @@ class _FileContext:
                     if type(statement) is not cst.SimpleStatementLine:
                         continue
                     for small in statement.body:
-                        targets = small.targets if type(small) is cst.Assign else [small] if type(small) is cst.AnnAssign and small.value is not None else []
-                        for target in targets:
-                            node = target.target
-                            if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" and node.attr.value == attribute:
-                                found.append((method, typing.cast(cst.BaseExpression, small.value)))
+                        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
+                            continue
+                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                        for node in targets:
+                            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" and node.attr.value == attribute:
+                                found.append((method, small.value))
         return found
 
     def imported_class(self, name: Optional[str]) -> Optional[ClassSummary]:

@@ -397,7 +397,7 @@ def _index_changes_per_iteration(facts: FileFacts, store: Store, loop: Loop) -> 
     if "<tensor>" in store.index_mentions:
         return True  # a tensor keeps every version written into it
     rebound = {b.key for b in store.function.bindings if loop.contains(b.seq)} | loop.loop_targets
-    changing = store.index_mentions & rebound
+    changing: set[str] = set(store.index_mentions & rebound)
     if changing and store.loop is not None and store.loop is not loop:
         # ``for name in self.names: self.cache[name] = ...`` inside the batch loop (or a module's
         # forward): a loop over the same collection every time writes the same keys

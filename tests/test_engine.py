@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import gc
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -246,3 +248,23 @@ def test_a_layer_loop_in_a_forward_whose_base_class_is_imported_is_one_forward_p
         '''
     )
     assert lint_source(source) == []
+
+
+def test_analysis_leaves_no_reference_cycles() -> None:
+    """The engine pauses the cyclic collector while it lints; what the analysis builds must then
+    be freed by reference counting (FileFacts.release), or the tree waits for the collector: on
+    the 5,000-line training file that was 195,501 objects and about 0.15 s after every file."""
+    examples = Path(__file__).parent
+    sources = [path.read_text(encoding="utf-8") for path in sorted([*examples.glob("realistic/*.py"), *examples.glob("zoo/*.py")])]
+    for source in sources[:3]:
+        check_source(source, fixes=True)  # first-use caches (compiled patterns, per-class tables)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for source in sources:
+            check_source(source, fixes=True)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()

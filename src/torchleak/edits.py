@@ -42,19 +42,31 @@ def detach_values(facts: FileFacts, evidence: TensorEvidence, node: cst.BaseExpr
     literals are entered (``{...}.detach()`` raises at run time). None when an attached value is
     not known to be one tensor (a model's output may be a tuple or a dict, ``out.unbind(0)`` is
     a tuple), cannot be detached in place (``*xs``, a comprehension), or nothing in it is attached."""
-    changed = False
+    detacher = _Detacher(facts, evidence)
+    result = detacher.visit(node)
+    return result if result is not None and detacher.changed else None
 
-    def visit(value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        nonlocal changed
+
+class _Detacher:
+    """``detach_values``' walk (an object rather than a recursive closure: a closure that calls
+    itself is a reference cycle, which would keep the facts and the whole tree alive until the
+    cyclic collector runs)."""
+
+    def __init__(self, facts: FileFacts, evidence: TensorEvidence) -> None:
+        self.facts = facts
+        self.evidence = evidence
+        self.changed = False
+
+    def visit(self, value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
             elements: list[cst.BaseElement] = []
             for element in value.elements:
                 if isinstance(element, cst.StarredElement):
-                    if _maybe_attached(facts, element.value):
+                    if _maybe_attached(self.facts, element.value):
                         return None
                     elements.append(element)
                     continue
-                new = visit(element.value)
+                new = self.visit(element.value)
                 if new is None:
                     return None
                 elements.append(element.with_changes(value=new))
@@ -63,37 +75,34 @@ def detach_values(facts: FileFacts, evidence: TensorEvidence, node: cst.BaseExpr
             entries: list[cst.BaseDictElement] = []
             for entry in value.elements:
                 if isinstance(entry, cst.StarredDictElement):
-                    if _maybe_attached(facts, entry.value):
+                    if _maybe_attached(self.facts, entry.value):
                         return None
                     entries.append(entry)
                     continue
-                new = visit(entry.value)
+                new = self.visit(entry.value)
                 if new is None:
                     return None
                 entries.append(entry.with_changes(value=new))
             return value.with_changes(elements=entries)
         if isinstance(value, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-            return None if _maybe_attached(facts, value) else value
+            return None if _maybe_attached(self.facts, value) else value
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
             # ``[out] * r`` repeats a list literal: detach inside it (``[out.detach()] * r``)
-            if isinstance(value.left, (cst.List, cst.Tuple)) and not _maybe_attached(facts, value.right):
-                new = visit(value.left)
+            if isinstance(value.left, (cst.List, cst.Tuple)) and not _maybe_attached(self.facts, value.right):
+                new = self.visit(value.left)
                 return None if new is None else value.with_changes(left=new)
-            if isinstance(value.right, (cst.List, cst.Tuple)) and not _maybe_attached(facts, value.left):
-                new = visit(value.right)
+            if isinstance(value.right, (cst.List, cst.Tuple)) and not _maybe_attached(self.facts, value.left):
+                new = self.visit(value.right)
                 return None if new is None else value.with_changes(right=new)
-        recorded = facts.values.get(id(value))
+        recorded = self.facts.values.get(id(value))
         if recorded is None:
             return None  # not evaluated by the walk: cannot tell
         if not recorded.attached:
             return value
-        if not evidence.tensor(value):
+        if not self.evidence.tensor(value):
             return None  # ``.detach()`` on a tuple, a dict or a number raises
-        changed = True
+        self.changed = True
         return method_call(value, "detach")
-
-    result = visit(node)
-    return result if result is not None and changed else None
 
 
 def _maybe_attached(facts: FileFacts, node: cst.BaseExpression) -> bool:

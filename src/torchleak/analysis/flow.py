@@ -604,6 +604,11 @@ def _string_value(node: cst.SimpleString) -> Union[str, bytes]:
 
 @functools.lru_cache(maxsize=4096)
 def _evaluated_string(text: str) -> Union[str, bytes]:
+    # What ``ast.literal_eval`` gives for one string token, without the nested functions it
+    # defines at each call (reference cycles the collector would have to find).
+    expression = ast.parse(text, mode="eval").body
+    if type(expression) is ast.Constant and isinstance(expression.value, (str, bytes)):
+        return expression.value
     value: Union[str, bytes] = ast.literal_eval(text)
     return value
 

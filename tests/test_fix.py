@@ -418,6 +418,25 @@ def test_tlk103_an_lstm_tuple_state() -> None:
     )
 
 
+def test_tlk103_no_fix_for_a_state_read_as_a_dict() -> None:
+    # ``batch["src"]``: a dict, which ``.detach()`` (or the unknown-shape form) would crash on
+    source = dedent(
+        """
+        def train(model, loss_fn, loader, opt):
+            batch = None
+            for step, raw in enumerate(loader):
+                batch = model.prepare(raw, batch)
+                out = model(batch["src"])
+                loss = loss_fn(out, batch["tgt"])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """
+    )
+    outcome = fixed(source, unsafe=True)
+    assert outcome.source == source and [f.code for f in outcome.remaining] == ["TLK103"]
+
+
 def test_tlk103_state_starting_as_none_from_an_unknown_model_fits_none_a_tensor_and_a_tuple() -> None:
     # The model may be a GRU (a tensor state) or an LSTM (an (h, c) tuple): the form fits both.
     before = """

@@ -24,7 +24,7 @@ _FULL_REDUCTIONS: Final = frozenset({"sum", "mean", "norm", "prod", "std", "var"
 
 #: What a carried state can hold when an iteration starts, as far as detaching it goes.
 #: "tuple?" is a tuple whose elements are not all known to be tensors.
-Shape = Literal["tensor", "tuple", "tuple?", "none", "number", "unknown", "other"]
+Shape = Literal["tensor", "tuple", "tuple?", "none", "number", "unknown", "other", "mapping"]
 
 
 def value_of(facts: FileFacts, node: cst.CSTNode) -> Value:
@@ -199,7 +199,24 @@ class TensorEvidence:
             if shape == "unknown" and binding.fed_to_call and fed_shape_known:
                 continue
             shapes.add(shape)
+        if "unknown" in shapes and _read_as_mapping(function.node, key):
+            shapes.add("mapping")  # ``batch["src"]``: a dict, which no detaching form fits
         return shapes
+
+
+def _read_as_mapping(node: cst.CSTNode, key: str) -> bool:
+    """``key["name"]``, ``key.items()``, ``key.keys()`` or ``key.values()`` somewhere in ``node``."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Subscript and dotted(current.value) == key and any(
+            type(element.slice) is cst.Index and isinstance(element.slice.value, cst.SimpleString) for element in current.slice
+        ):
+            return True
+        if type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in ("items", "keys", "values") and dotted(current.func.value) == key:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def bound_expression(binding: Binding, key: str) -> Union[cst.BaseExpression, None, bool]:

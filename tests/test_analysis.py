@@ -5213,3 +5213,39 @@ class TestHeldOutRoundNineShapes:
         """
         assert [code for _, code, _ in self.findings(src)] == ["TLK102"]
         assert self.findings(src.replace("torch.cat([logits, new], dim=0)", "torch.cat([logits, new.detach()], dim=0)")) == []
+
+    def test_a_sum_passed_up_from_a_deeper_helper_is_reported_where_that_helper_sums(self):
+        # Stats.record sums what it computes itself (attached through its own module); Runner.step
+        # passes the effect up: the finding goes on Stats.record's +=, where .item() goes
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Stats:
+                def __init__(self, net):
+                    self.net = net
+                    self.total = 0.0
+
+                def record(self, x):
+                    self.total += self.net(x).mean()
+
+            class Runner:
+                def __init__(self, net):
+                    self.stats = Stats(net)
+
+                def step(self, x):
+                    self.stats.record(x)
+
+            def train(loader):
+                net = nn.Linear(4, 1)
+                opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                runner = Runner(net)
+                for x in loader:
+                    loss = net(x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    runner.step(x)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK101")]
+        assert self.findings(src.replace("self.net(x).mean()", "self.net(x).mean().item()")) == []

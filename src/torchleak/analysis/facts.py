@@ -70,11 +70,11 @@ class Loop:
         if self.per_batch_method:
             # Locals die with the call; an attribute lives on unless the method resets it first,
             # and so does what a global (a class attribute, a module-level list) holds.
-            if not key.startswith("self.") and (self.local_names is None or prefixes[0] in self.local_names):
+            if key.startswith("self."):
+                return all(self.first_access.get(p) != "write" for p in prefixes[1:])
+            if self.local_names is None or prefixes[0] in self.local_names:
                 return False
-            return all(self.first_access.get(p) != "write" for p in prefixes[1:] if key.startswith("self.")) and (
-                key.startswith("self.") or all(self.first_access.get(p) != "write" for p in prefixes)
-            )
+            return all(self.first_access.get(p) != "write" for p in prefixes)
         for prefix in prefixes:
             access = self.first_access.get(prefix)
             if access is not None:

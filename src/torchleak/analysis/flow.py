@@ -1216,9 +1216,8 @@ class _FileContext:
                 for small in statement.body:
                     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                         name = small.targets[0].target.value
-                        literal = isinstance(small.value, cst.Name) and small.value.value in ("True", "False")
-                        value = isinstance(small.value, cst.Name) and small.value.value == "True" if literal else None
-                        flags[name] = value if name not in flags else None
+                        literal = small.value.value if isinstance(small.value, cst.Name) and small.value.value in ("True", "False") else None
+                        flags[name] = literal == "True" if literal is not None and name not in flags else None
             self._flags = flags
         return self._flags
 
@@ -1341,15 +1340,7 @@ def _walk(
         if type(statement) is cst.ClassDef:
             bases = [dotted(base.value) or "" for base in statement.bases if base.keyword is None]
             info = ClassInfo(statement.name.value, bases)
-            info.holds_arguments = "__init__" not in {m.name.value for m in _body(statement.body) if type(m) is cst.FunctionDef} and (
-                any((dotted(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) or "").rsplit(".", 1)[-1] in _FIELD_CLASS_DECORATORS for d in statement.decorators)
-                or any(base.rsplit(".", 1)[-1] == "NamedTuple" for base in bases)
-            )
-            info.fields = tuple(
-                small.target.value
-                for member in _body(statement.body) if type(member) is cst.SimpleStatementLine
-                for small in member.body if type(small) is cst.AnnAssign and type(small.target) is cst.Name
-            )
+            fields: list[str] = []
             for member in _body(statement.body):
                 if type(member) is cst.FunctionDef:
                     info.methods[member.name.value] = member
@@ -1358,6 +1349,13 @@ def _walk(
                     for small in member.body:
                         targets = [t.target for t in small.targets] if type(small) is cst.Assign else [small.target] if type(small) is cst.AnnAssign else []
                         info.class_attributes.update(target.value for target in targets if type(target) is cst.Name)
+                        if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                            fields.append(small.target.value)  # ``tokens: torch.Tensor``
+            info.fields = tuple(fields)
+            info.holds_arguments = "__init__" not in info.methods and (
+                any((dotted(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) or "").rsplit(".", 1)[-1] in _FIELD_CLASS_DECORATORS for d in statement.decorators)
+                or any(base.rsplit(".", 1)[-1] == "NamedTuple" for base in bases)
+            )
             context.classes[info.name] = info
         elif type(statement) is cst.FunctionDef:
             context.functions.setdefault(statement.name.value, []).append(statement)
@@ -1542,10 +1540,11 @@ class _Walker:
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
         self.fed_from: dict[str, frozenset[str]] = {}
+        #: The loop of a method run once per batch (its whole body), kept after the walk.
+        self.per_batch_loop: Optional[Loop] = None
         if per_batch and type(node) is cst.FunctionDef:
-            self.loops.append(Loop(node, None, per_batch_method=True, start=context.seq + 1))
-        #: The per-batch loop of a method run once per batch, kept after the walk leaves it.
-        self.loops_entered: list[Loop] = list(self.loops)
+            self.per_batch_loop = Loop(node, None, per_batch_method=True, start=context.seq + 1)
+            self.loops.append(self.per_batch_loop)
 
     @property
     def in_module_method(self) -> bool:
@@ -2715,8 +2714,8 @@ class _Walker:
             else:
                 walker.env[key] = parameter(index)
         function = walker.run(_body(node.body))
-        if per_batch and walker.loops_entered:
-            walker.loops_entered[0].local_names = frozenset(walker.local_names)
+        if walker.per_batch_loop is not None:
+            walker.per_batch_loop.local_names = frozenset(walker.local_names)
         self.context.top = outer_top
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function

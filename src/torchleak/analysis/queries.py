@@ -844,7 +844,7 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     previous iteration (truncated BPTT keeps a graph across several steps on purpose).
     """
     function = call.function
-    if type(loop.node) is cst.For and not loop.has_forward and set(call.output_mentions) & loop.loop_targets:
+    if _differentiates_its_element(call, loop):
         return True  # ``for loss in losses``: each iteration differentiates one graph built before the loop
     outermost = list(loop.enclosing())[-1]
     later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
@@ -876,22 +876,25 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     return any(loop.first_access.get(key) == "read" for key in sources & carried)
 
 
+def _differentiates_its_element(call: BackwardCall, loop: Loop) -> bool:
+    """A ``for`` loop that runs no forward and differentiates the element it iterates
+    (``for loss in losses: loss.backward(...)``): the graphs were built before the loop."""
+    return type(loop.node) is cst.For and not loop.has_forward and bool(set(call.output_mentions) & loop.loop_targets)
+
+
 def last_of_losses_retains(facts: FileFacts, call: BackwardCall) -> bool:
     """``for loss in losses: loss.backward(retain_graph=True)``: every loss but the last needs
     the shared graph, and the last retains it too, although no backward after the loop (in the
     function, or in the iteration around it) goes through it: the graph's saved tensors stay
     alive until ``losses`` is released."""
     loop, function = call.loop, call.function
-    if loop is None or type(loop.node) is not cst.For or not call.output_mentions:
+    if loop is None or type(loop.node) is not cst.For or not _differentiates_its_element(call, loop):
         return False
-    iterated = loop.node.iter if type(loop.node) is cst.For else None
+    iterated = loop.node.iter
     if type(iterated) is cst.Call and type(iterated.func) is cst.Name and iterated.func.value == "enumerate" and iterated.args:
         iterated = iterated.args[0].value  # ``for i, loss in enumerate(losses)``
-    iterable = dotted(iterated) if iterated is not None else None
-    if loop.has_forward or iterable is None:
-        return False  # not a loop over tensors of a graph built before it
-    if not set(call.output_mentions) & loop.loop_targets:
-        return False  # it differentiates something else than the loop's element
+    if dotted(iterated) is None:
+        return False  # not a loop over a container of tensors built before it
     if any(other is not call and loop.contains(other.seq) for other in function.backwards):
         return False  # another backward in the loop: the retained graph may be its
     around = [outer for outer in loop.enclosing() if outer is not loop]

@@ -16,6 +16,7 @@ import libcst as cst
 
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.facts import Binding, FileFacts, Function, Loop
+from torchleak.analysis.flow import subtree
 from torchleak.analysis.names import ImportAliases, dotted
 from torchleak.analysis.values import UNKNOWN, Kind, Value
 
@@ -206,16 +207,13 @@ class TensorEvidence:
 
 def _read_as_mapping(node: cst.CSTNode, key: str) -> bool:
     """``key["name"]``, ``key.items()``, ``key.keys()`` or ``key.values()`` somewhere in ``node``."""
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
+    for current in subtree(node):
         if type(current) is cst.Subscript and dotted(current.value) == key and any(
             type(element.slice) is cst.Index and isinstance(element.slice.value, cst.SimpleString) for element in current.slice
         ):
             return True
         if type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in ("items", "keys", "values") and dotted(current.func.value) == key:
             return True
-        stack.extend(current.children)
     return False
 
 

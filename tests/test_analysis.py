@@ -5249,3 +5249,57 @@ class TestHeldOutRoundNineShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK101")]
         assert self.findings(src.replace("self.net(x).mean()", "self.net(x).mean().item()")) == []
+
+
+class TestDispatchAndKeyedParameters:
+    """A method several classes of the file implement, called on an object of unknown class;
+    a helper reading its dict argument by (constant) key."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    src = """
+        import torch
+        import torch.nn as nn
+
+        PRED, TARGET = "y_pred", "y_true"
+
+        class RunningMSE:
+            def __init__(self):
+                self.sq_sum = torch.zeros(())
+
+            def process(self, state):
+                err = state[PRED] - state[TARGET]
+                self.sq_sum = self.sq_sum + err.pow(2).sum()
+                return self.sq_sum
+
+        class Count:
+            def __init__(self):
+                self.n = 0
+
+            def process(self, state):
+                self.n += 1
+                return self.n
+
+        def fit(net, metrics, loader):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for x, y in loader:
+                state = {TARGET: y}
+                state[PRED] = net(x)
+                loss = (state[PRED] - y).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                values = {type(m).__name__: m.process(state) for m in metrics}
+    """
+
+    def test_the_one_implementation_that_keeps_its_argument_is_reported_where_it_sums(self):
+        assert [(line, code) for line, code, _ in self.findings(self.src)] == [(13, "TLK101")]
+
+    def test_an_entry_the_helper_detaches_is_no_graph(self):
+        assert self.findings(self.src.replace("state[PRED] - state[TARGET]", "state[PRED].detach() - state[TARGET]")) == []
+        assert self.findings(self.src.replace("state[PRED] - state[TARGET]", "state[TARGET] * 2")) == []
+
+    def test_keys_written_as_literals_read_the_same(self):
+        literal = self.src.replace("state[PRED]", 'state["y_pred"]').replace("state[TARGET]", 'state["y_true"]')
+        assert [(line, code) for line, code, _ in self.findings(literal.replace('err = state["y_pred"] - state["y_true"]', 'err = state["y_pred"].detach() - state["y_true"]'))] == []
+        assert [(line, code) for line, code, _ in self.findings(literal)] == [(13, "TLK101")]

@@ -262,3 +262,37 @@ class TestKeyedDicts:
 
         d = keyed({"loss": tensor(State.UNKNOWN, params=frozenset({1})), "acc": NUMBER})
         assert value_from_dict(json.loads(json.dumps(value_to_dict(d)))) == d
+
+
+# --------------------------------------------------------------------------- a parameter read by key
+class TestParameterEntries:
+    """A summary's value read from a parameter through literal keys (``state["pred"]``)
+    inherits, at a call, the attachment of those entries of the argument only."""
+
+    given = keyed({"pred": ATTACHED, "target": DETACHED_TENSOR})
+
+    def test_an_entry_of_a_parameter_names_its_key(self):
+        assert parameter(1).entry("target").via_entries == frozenset({(1, "target")})
+        assert substitute(parameter(1).entry("target"), {1: self.given}).detached
+        assert substitute(parameter(1).entry("pred"), {1: self.given}).attached
+
+    def test_computing_from_the_entries_keeps_the_keys(self):
+        both = combine(DETACHED_TENSOR, parameter(1).entry("target"), parameter(1).entry("target"))
+        assert substitute(both, {1: self.given}).detached
+        assert substitute(combine(parameter(1).entry("target"), parameter(1).entry("pred")), {1: self.given}).attached
+
+    def test_the_whole_parameter_beside_an_entry_is_inherited_whole(self):
+        mixed = combine(parameter(1).entry("target"), parameter(1))
+        assert mixed.via_entries == frozenset()
+        assert substitute(mixed, {1: self.given}).attached
+
+    def test_an_argument_whose_keys_are_unknown_is_inherited_whole(self):
+        assert substitute(parameter(1).entry("target"), {1: Value(State.ATTACHED, Kind.CONTAINER)}).attached
+
+    def test_entries_round_trip_through_json(self):
+        import json
+
+        from torchleak.analysis.values import value_from_dict, value_to_dict
+
+        value = combine(DETACHED_TENSOR, parameter(1).entry("target"))
+        assert value_from_dict(json.loads(json.dumps(value_to_dict(value)))) == value

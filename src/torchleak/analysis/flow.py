@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import functools
 import typing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Optional, Union
 
@@ -613,10 +613,20 @@ def _evaluated_string(text: str) -> Union[str, bytes]:
     return value
 
 
-def _literal_key(node: cst.Subscript) -> Optional[str]:
-    """``"loss"`` for ``d["loss"]``; None for any other index."""
-    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
-        return str(_string_value(node.slice[0].slice.value))
+def _literal_key(node: cst.Subscript, constants: Mapping[str, Optional[str]]) -> Optional[str]:
+    """``"loss"`` for ``d["loss"]`` (or ``d[LOSS]`` with ``LOSS = "loss"`` at module level);
+    None for any other index."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return _string_key(node.slice[0].slice.value, constants)
+    return None
+
+
+def _string_key(node: cst.BaseExpression, constants: Mapping[str, Optional[str]]) -> Optional[str]:
+    """The string a dict key expression always is: a literal, or a module constant bound once to one."""
+    if type(node) is cst.SimpleString:
+        return str(_string_value(node))
+    if type(node) is cst.Name:
+        return constants.get(node.value)
     return None
 
 
@@ -1050,6 +1060,7 @@ class _FileContext:
     _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
+    _strings: Optional[dict[str, Optional[str]]] = None
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -1205,6 +1216,32 @@ class _FileContext:
             }
             return found.pop() if len(found) == 1 else None
         return None
+
+    def module_strings(self) -> dict[str, Optional[str]]:
+        """Module-level names bound once to a string literal (``PRED = "y_pred"``); bound again: None."""
+        if self._strings is None:
+            strings: dict[str, Optional[str]] = {}
+            for statement in self.module.body:
+                if type(statement) is not cst.SimpleStatementLine:
+                    continue
+                for small in statement.body:
+                    if type(small) is cst.Assign:
+                        targets: list[cst.BaseExpression] = [target.target for target in small.targets]
+                        values: list[cst.BaseExpression] = [small.value]
+                        if len(targets) == 1 and type(targets[0]) is cst.Tuple and type(small.value) is cst.Tuple:
+                            # ``PRED, TARGET = "y_pred", "y_true"``
+                            targets = [element.value for element in targets[0].elements]
+                            values = [element.value for element in small.value.elements]
+                        if len(values) != len(targets):
+                            values = [small.value] * len(targets)
+                        for target, value in zip(targets, values):
+                            if type(target) is cst.Name:
+                                literal = str(_string_value(value)) if type(value) is cst.SimpleString else None
+                                strings[target.value] = literal if target.value not in strings else None
+                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
+                        strings[small.target.value] = None
+            self._strings = strings
+        return self._strings
 
     def _module_flags(self) -> dict[str, Optional[bool]]:
         """Module-level names bound once to ``True`` or ``False`` (bound again: unknown)."""
@@ -2298,7 +2335,7 @@ class _Walker:
             return
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
         if container.keys is not None:
-            literal = _literal_key(target)
+            literal = _literal_key(target, self.context.module_strings())
             # ``d["acc"] = acc.item()`` replaces one entry; a computed key may be any of them
             self.env[key] = container.with_entry(literal, value) if literal is not None else replace(
                 container, elements=None, state=join(container, value).state if value.attached else container.state)
@@ -2368,7 +2405,7 @@ class _Walker:
             held = self._lookup(key)
             if type(node.target) is cst.Subscript and held.kind is Kind.CONTAINER:
                 # ``stats["mse"] += batch_mse``: the dict holds an attached entry, still a dict
-                literal = _literal_key(node.target)
+                literal = _literal_key(node.target, self.context.module_strings())
                 entry = combine(held.entry(literal), value) if literal is not None else value
                 self.env[key] = held.with_entry(literal, entry) if literal is not None else replace(held, state=State.ATTACHED)
             else:
@@ -2835,7 +2872,7 @@ class _Walker:
                 return Value(State.DETACHED, Kind.MODULE)
             if self.no_grad:
                 return DETACHED
-            literal = _literal_key(node)
+            literal = _literal_key(node, self.context.module_strings())
             if container.keys is not None:
                 return container.entry(literal) if literal is not None else any_entry(container)
             if container.elements is not None and index is not None and len(node.slice) == 1:
@@ -2847,6 +2884,8 @@ class _Walker:
                 return container
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
+            if literal is not None:
+                return container.entry(literal)  # (of a parameter: that entry of what the caller gives)
             return container.part()
         if type(node) is cst.BinaryOperation:
             left, right = self.evaluate(node.left), self.evaluate(node.right)
@@ -2902,8 +2941,9 @@ class _Walker:
                 parts.append(entry_value)
                 if entries is None:
                     continue
-                if type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString:
-                    entries[str(_string_value(entry.key))] = entry_value
+                literal = _string_key(entry.key, self.context.module_strings()) if type(entry) is cst.DictElement else None
+                if literal is not None:
+                    entries[literal] = entry_value
                 elif type(entry) is cst.StarredDictElement and entry_value.keys is not None:
                     entries.update(zip(entry_value.keys, entry_value.elements or ()))  # ``{**d, "k": v}``
                 else:
@@ -2976,7 +3016,7 @@ class _Walker:
             return DETACHED  # a field of an output computed without grad
         if base.attached:
             return base.part()
-        return Value(State.UNKNOWN, params=base.params) if base.params else UNKNOWN
+        return Value(State.UNKNOWN, params=base.params, via_entries=base.via_entries) if base.params else UNKNOWN
 
     def _evident_module_or(self, key: str, value: Value) -> Value:
         """``value``, or a module when nothing is known of it but the evidence says it is one
@@ -3066,9 +3106,28 @@ class _Walker:
             candidates = self.context.methods_named(method)
             # (an abstract base's stub beside one implementation: ``Callback.on_train_batch_end``)
             implemented = [candidate for candidate in candidates if not _is_stub(candidate)]
-            if len(implemented) == 1 and not method.startswith("__") and method not in _COMMON_METHODS:
+            if method.startswith("__") or method in _COMMON_METHODS:
+                return None
+            if len(implemented) == 1:
                 return implemented[0]
+            # Several classes implement it (``metric.process(state)`` over a list of metrics): the
+            # call may run any of them. When only one keeps what it is given across calls, the
+            # others add no effect, so that one stands for them all.
+            keeping = [candidate for candidate in implemented if self._keeps_arguments(candidate)]
+            if len(keeping) == 1:
+                return keeping[0]
         return None
+
+    def _keeps_arguments(self, definition: cst.FunctionDef) -> bool:
+        """A function of the file stores or accumulates a value computed from its parameters
+        (other than its object) into state that outlives the call."""
+        if id(definition) in self.context.in_progress:
+            return False
+        summary = self.walk_function(definition, inherited_no_grad=False).summary
+        return any(
+            effect.kind in ("store", "accumulate", "carry") and bool(effect.value.params - {0})
+            for effect in summary.effects
+        )
 
     def _call(self, node: cst.Call) -> Value:
         func = node.func
@@ -3215,7 +3274,7 @@ class _Walker:
         if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
             return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was
         if receiver.params and method is not None:
-            return Value(State.UNKNOWN, params=receiver.params)  # a parameter's method: depends on the argument
+            return Value(State.UNKNOWN, params=receiver.params, via_entries=receiver.via_entries)  # a parameter's method: depends on the argument
         callee = self._lookup(key) if key is not None else UNKNOWN
         if callee.kind is Kind.MODULE:
             if self._loss_helper_given_no_graph(node, receiver, arguments):
@@ -3788,6 +3847,8 @@ class _Walker:
                 )
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
+                if inner_sum is None and effect.value.params and self._fix_goes_in_callee(node, callee, effect):
+                    inner_sum = self._callee_sum_of_argument(callee, effect)
                 if inner_sum is not None and callee is not None:
                     # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
                     # step method): report it there, where ``.item()`` goes.
@@ -3839,6 +3900,21 @@ class _Walker:
         where = callee.effect_nodes.get(id(effect))
         return next((event for event in callee.accumulations if event.node is where and not event.via), None)
 
+    def _callee_sum_of_argument(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
+        """The callee's own statement summing what it is given (``self._sq_sum = self._sq_sum +
+        err.pow(2).sum()``), as an event of the callee's, for a call whose fix goes there."""
+        if callee is None or effect.where != callee.name:
+            return None
+        where = callee.effect_nodes.get(id(effect))
+        if type(where) is cst.AugAssign:
+            return Accumulation(where, 0, None, callee, where.target, effect.target, effect.method or "+=", where.value, effect.value)
+        if type(where) is not cst.Assign or len(where.targets) != 1:
+            return None
+        target = where.targets[0].target
+        operands = [leaf for leaf in _arithmetic_leaves(where.value) if dotted(leaf) != dotted(target)]
+        operand = operands[0] if len(operands) == 1 else where.value
+        return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
+
     def _fix_goes_in_callee(self, node: cst.Call, callee: Optional[Function], effect: Effect) -> bool:
         """A helper storing what it is given: the fix goes in the helper, not at this call, when
         this function is its only caller (every call keeps what it stores) and either the
@@ -3854,10 +3930,21 @@ class _Walker:
         func = node.func
         if type(func) is cst.Attribute and type(func.value) is cst.Name and any(func.value.value in loop.loop_targets for loop in self.loops):
             return True
+        if self._dispatched_over_classes(node):
+            return True
         stored = callee.effect_stores.get(id(effect))
         if stored is None or _only_names(stored.value_node):
             return False  # the argument itself (an element of it, a tuple of such): fixed at the call
         return sum(1 for other in callee.summary.effects if other.kind == "store" and other.value.params & effect.value.params) == 1
+
+    def _dispatched_over_classes(self, node: cst.Call) -> bool:
+        """The call runs a method that several classes of the file implement, on an object whose
+        class the file does not show (``metric.process(state)`` over a list of metrics): the
+        caller cannot change what each one keeps; the fix goes in the one that keeps it."""
+        func = node.func
+        return type(func) is cst.Attribute and self.values.get(id(func.value), UNKNOWN).cls is None and sum(
+            1 for candidate in self.context.methods_named(func.attr.value) if not _is_stub(candidate)
+        ) > 1
 
     def _callee_store(self, callee: Optional[Function], effect: Effect) -> Optional[Store]:
         """The store event of ``callee`` behind one of its store effects."""

@@ -60,6 +60,11 @@ class Value:
     #: For a dict built with literal string keys (``{"loss": l, "acc": a}``): the key of each
     #: entry of ``elements``, so that ``d["acc"]`` is that entry's value, not the whole dict's.
     keys: Optional[tuple[str, ...]] = None
+    #: Inside a summary: for a parameter of ``params`` read only through literal keys
+    #: (``state["pred"]``), those ``(position, key)`` pairs: at a call, the value inherits the
+    #: attachment of those entries of the argument, not of the whole dict. A position of
+    #: ``params`` with no pair here is inherited whole.
+    via_entries: frozenset[tuple[int, str]] = frozenset()
 
     def __post_init__(self) -> None:
         # Keys name elements one to one; a dict whose entries are no longer all known (an
@@ -115,6 +120,9 @@ class Value:
         not one of them)."""
         if self.keys is not None and key in self.keys:
             return self.elements[self.keys.index(key)]  # type: ignore[index]
+        if len(self.params) == 1 and self == parameter(next(iter(self.params))):
+            index = next(iter(self.params))
+            return Value(State.UNKNOWN, params=self.params, via_entries=frozenset({(index, key)}))
         return self.part()
 
     def with_entry(self, key: str, value: Value) -> Value:
@@ -144,8 +152,8 @@ class Value:
         if self.elements is not None:
             return join(*self.elements)
         if self.attached or self.leaf:
-            return Value(State.ATTACHED, Kind.UNKNOWN, self.double_backward, params=self.params)
-        return Value(State.UNKNOWN, params=self.params)
+            return Value(State.ATTACHED, Kind.UNKNOWN, self.double_backward, params=self.params, via_entries=self.via_entries)
+        return Value(State.UNKNOWN, params=self.params, via_entries=self.via_entries)
 
     def with_state(self, state: State) -> Value:
         return replace(self, state=state, elements=None if state is State.DETACHED else self.elements)
@@ -176,6 +184,7 @@ def tuple_of(elements: Sequence[Value]) -> Value:
         any(e.double_backward for e in elements),
         tuple(elements),
         params=frozenset().union(*(e.params for e in elements)) if elements else frozenset(),
+        via_entries=merged_entries(elements),
     )
 
 
@@ -183,7 +192,8 @@ def keyed(entries: Mapping[str, Value]) -> Value:
     """A dict with literal string keys: a container attached if an entry is, each entry's
     value kept under its key."""
     inner = tuple_of(list(entries.values()))
-    return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params, keys=tuple(entries))
+    return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params, keys=tuple(entries),
+                 via_entries=inner.via_entries)
 
 
 def any_entry(value: Value) -> Value:
@@ -239,6 +249,7 @@ def join(*values: Value) -> Value:
         frozenset().union(*(value.params for value in values)),
         all(value.leaf for value in values),
         open_tail,
+        via_entries=merged_entries(values),
     )
 
 
@@ -291,7 +302,23 @@ def combine(*values: Value) -> Value:
         kind,
         any(v.double_backward for v in values if v.attached),
         params=frozenset().union(*(value.params for value in values)),
+        via_entries=merged_entries(values),
     )
+
+
+def merged_entries(values: Sequence[Value]) -> frozenset[tuple[int, str]]:
+    """The ``via_entries`` of a value computed from ``values``: a parameter stays read through
+    its keys only if no value depends on it whole."""
+    whole = {index for value in values for index in value.params if not any(i == index for i, _ in value.via_entries)}
+    return frozenset(pair for value in values for pair in value.via_entries if pair[0] not in whole and pair[0] in value.params)
+
+
+def _argument(arguments: Mapping[int, Value], value: Value, index: int) -> Value:
+    """What a symbolic ``value`` inherits from argument ``index``: the entries it reads of it,
+    or the whole argument."""
+    keys = [key for i, key in value.via_entries if i == index]
+    given = arguments[index]
+    return join(*(given.entry(key) for key in sorted(keys))) if keys else given
 
 
 def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
@@ -308,7 +335,7 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
             return given  # the argument itself (``return input_dict``): its entries stay known
     if not value.params or value.detached:
         return replace(value, params=frozenset()) if value.params else value  # no_grad or .detach(): whatever it was given
-    inherited = [arguments[i] for i in value.params if i in arguments]
+    inherited = [_argument(arguments, value, i) for i in value.params if i in arguments]
     if value.attached or any(a.records_graph for a in inherited):
         state = State.ATTACHED
     elif value.detached:
@@ -323,7 +350,8 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
         kind = Kind.TENSOR if all(a.kind is Kind.TENSOR for a in inherited) and inherited else Kind.UNKNOWN
     # Summaries compose: an argument that is itself symbolic passes its dependence on.
     params = frozenset().union(*(a.params for a in inherited)) if state is State.UNKNOWN and inherited else frozenset()
-    return Value(state, kind, double and state is State.ATTACHED, None, value.cls, params)
+    via = merged_entries(inherited) if params else frozenset()
+    return Value(state, kind, double and state is State.ATTACHED, None, value.cls, params, via_entries=via)
 
 
 def parameter(index: int) -> Value:
@@ -349,6 +377,8 @@ def value_to_dict(value: Value) -> dict[str, object]:
             data[spec.name] = item.value
         elif spec.name == "keys":
             data[spec.name] = list(item)
+        elif spec.name == "via_entries":
+            data[spec.name] = sorted([index, key] for index, key in item)
         elif isinstance(item, tuple):
             data[spec.name] = [value_to_dict(element) for element in item]
         elif isinstance(item, frozenset):
@@ -367,6 +397,8 @@ def value_from_dict(data: Mapping[str, object]) -> Value:
         item = data[spec.name]
         if isinstance(spec.default, enum.Enum):
             arguments[spec.name] = type(spec.default)(item)
+        elif spec.name == "via_entries":
+            arguments[spec.name] = frozenset((int(index), str(key)) for index, key in item)  # type: ignore[attr-defined]
         elif isinstance(spec.default, frozenset):
             arguments[spec.name] = frozenset(int(index) for index in item)  # type: ignore[attr-defined]
         elif spec.name == "keys":

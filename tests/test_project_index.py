@@ -497,3 +497,92 @@ def test_a_per_batch_helper_differentiating_its_callers_graph_keeps_retain_graph
         """,
     })
     assert _lint(tmp_path, "weights.py") == []
+
+
+def test_methods_called_in_loops_by_an_importer() -> None:
+    """With ``in_loops``, only calls inside a loop count; ``learner.train(batch, t)`` is a method
+    call, ``model.train()`` a mode switch."""
+    tree = ast.parse(textwrap.dedent("""\
+        from learner import QLearner
+
+        def run(batches):
+            learner = QLearner()
+            learner.prepare()
+            for batch in batches:
+                learner.train(batch, 0)
+                learner.train()
+            while True:
+                learner.log()
+
+                def later():
+                    learner.never()
+        """))
+    assert project._methods_called_with_grad(tree, {"QLearner": None}, set(), in_loops=True) == {"QLearner.train", "QLearner.log"}
+    assert "QLearner.prepare" in project._methods_called_with_grad(tree, {"QLearner": None}, set())
+
+
+def _learner_project(logger_clear: str = "") -> dict[str, str]:
+    # oxwhirl/pymarl's shape (tests/projects/marl_qmix): the entry script builds a Logger and a
+    # learner, hands the logger to the learner, and calls learner.train in its loop; the learner
+    # logs an attached statistic through a Logger it never imports.
+    return {
+        "setup.py": "",
+        "utils.py": f"""
+            from collections import defaultdict
+
+            class Logger:
+                def __init__(self):
+                    self.stats = defaultdict(list)
+
+                def log_stat(self, key, value, t):
+                    self.stats[key].append((t, value))
+            {logger_clear}
+        """,
+        "learner.py": """
+            import torch
+
+            class QLearner:
+                def __init__(self, net, logger):
+                    self.net = net
+                    self.logger = logger
+                    self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+                def train(self, batch, t):
+                    for _ in range(2):
+                        td = self.net(batch) - 1.0
+                    loss = td.pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    self.logger.log_stat("loss", loss.item(), t)
+                    self.logger.log_stat("td_abs", td.abs().mean(), t)
+        """,
+        "main.py": """
+            import torch.nn as nn
+            from learner import QLearner
+            from utils import Logger
+
+            def main(batches):
+                logger = Logger()
+                learner = QLearner(nn.Linear(4, 1), logger)
+                for t, batch in enumerate(batches):
+                    learner.train(batch, t)
+        """,
+    }
+
+
+def test_a_method_called_per_batch_from_another_module_reports_what_it_keeps_where_it_keeps_it(tmp_path: Path) -> None:
+    write(tmp_path, _learner_project())
+    assert _lint(tmp_path, "learner.py") == ["TLK102 18"]
+    assert _lint(tmp_path, "main.py") == []  # (reported once, in learner.py, where .item() goes)
+
+
+def test_a_kept_value_some_method_empties_is_left_to_the_callers_loop(tmp_path: Path) -> None:
+    # The Logger can be emptied (``del self.stats[key][:]``): whether a caller does so every
+    # iteration is the caller's loop's business, as for a class of its own file.
+    clear = """
+                def flush(self, key):
+                    del self.stats[key][:]
+    """
+    write(tmp_path, _learner_project(clear))
+    assert _lint(tmp_path, "learner.py") == []

@@ -41,7 +41,7 @@ from torchleak.analysis.facts import (
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
-from torchleak.analysis.summaries import ClassSummary, Effect, Externals, Summary
+from torchleak.analysis.summaries import ClassSummary, Effect, Externals, Summary, class_key
 from torchleak.analysis.values import (
     ATTACHED,
     LEAF,
@@ -897,6 +897,19 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+def _emptied_by_del(target: cst.BaseExpression) -> Optional[str]:
+    """``self.states`` for ``del self.states[:]`` (and ``del self.stats[key][:]``); None for
+    any other deletion."""
+    if type(target) is cst.Subscript and len(target.slice) == 1:
+        part = target.slice[0].slice
+        if type(part) is cst.Slice and part.lower is None and part.upper is None:
+            owner = target.value
+            while type(owner) is cst.Subscript:
+                owner = owner.value  # ``del self.stats[key][:]``: one of the lists ``self.stats`` keeps
+            return dotted(owner)
+    return None
+
+
 def _arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(node) is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
         return _arithmetic_leaves(node.left) + _arithmetic_leaves(node.right)
@@ -991,12 +1004,16 @@ class Evidence:
     #: other methods (``loss_fn.prepare(batch)``) given no graph need not run a forward. (Read by
     #: the walk, derived from what ``modules`` counts.)
     called_for_a_backward: set[tuple[str, str]] = field(default_factory=set)
+    #: Methods (``QLearner.train``) that keep a graph in their object's state and that another
+    #: module of the project calls in a loop: walked as per-batch methods, so that what they
+    #: keep is reported where they keep it (the caller's file cannot show this file's line).
+    per_batch_by_importers: set[str] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
-            + len(self.called_without_grad)
+            + len(self.called_without_grad) + len(self.per_batch_by_importers)
         )  # (``backwarded_positions`` is read by queries only: no walk needs redoing for it)
 
 
@@ -1341,14 +1358,14 @@ def _analyse(
     facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
     final: Optional[Evidence] = None
     for _ in range(2):
-        learned = _evidence(facts, evidence)
+        learned = _evidence(facts, evidence, externals)
         if learned.size() == evidence.size():
             final = learned  # what ``_evidence(facts, evidence)`` gives again
             break
         evidence = learned
         facts.release()  # the walk it learned from is not read again
         facts = _walk(module, settings, no_grad_callees, evidence, externals, index)
-    facts.evidence = final if final is not None else _evidence(facts, evidence)
+    facts.evidence = final if final is not None else _evidence(facts, evidence, externals)
     facts.backwarded_by_importers = externals.backwarded_by_importers  # read lazily by queries
     facts.externals = externals
     return facts
@@ -1429,7 +1446,51 @@ def _walk(
     return context.facts
 
 
-def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
+def _keeps_a_graph_on_its_object(function: Function, facts: FileFacts, externals: Externals) -> bool:
+    """The function stores or sums into its object's state a graph it computes itself, in a
+    container that only ever grows (a log: nothing but its constructor empties or rebinds it,
+    so no caller can be bounding it between calls)."""
+    return any(
+        effect.kind in ("store", "accumulate") and effect.value.attached and not effect.value.params
+        and effect.target.startswith("self.") and _only_grows(effect, facts, externals)
+        for effect in function.summary.effects
+    )
+
+
+def _only_grows(effect: Effect, facts: FileFacts, externals: Externals) -> bool:
+    """No method of the class that keeps the value (``Logger`` for ``Logger.log_stat``),
+    besides its constructor, does anything to that attribute but add to it."""
+    if effect.kind != "store" or effect.method not in ("append", "extend", "add", "insert", "appendleft"):
+        return False
+    cls, _, _ = effect.where.rpartition(".")
+    if not cls:
+        return False
+    module = effect.origin.rpartition(":")[0]
+    if module:
+        found = externals.classes.get(class_key(module, cls))
+        if found is None:
+            return False
+        methods = [(name, summary) for name, summary in found.methods.items()]
+    else:
+        methods = [(function.name.rsplit(".", 1)[-1], function.summary) for function in facts.functions if function.cls == cls]
+    attribute = None
+    storing = effect.where.rpartition(".")[2]
+    for name, summary in methods:
+        if name == storing:
+            for own in summary.effects:
+                if own.where == effect.where and own.kind == "store":
+                    attribute = own.target
+    if attribute is None or not attribute.startswith("self."):
+        return False
+    return not any(
+        other.target == attribute or other.target.startswith(attribute + ".") or other.target.startswith(attribute + "[")
+        for name, summary in methods if name != "__init__"
+        for other in summary.effects
+        if not (other.kind == "store" and other.method in ("append", "extend", "add", "insert", "appendleft"))
+    )
+
+
+def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[Externals] = None) -> Evidence:
     """Turn one walk's observations into evidence for the next (monotone: it only grows)."""
     observations: _Observations = facts.observations
     evidence = Evidence(
@@ -1437,9 +1498,15 @@ def _evidence(facts: FileFacts, previous: Evidence) -> Evidence:
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
         set(previous.callers), set(previous.argument_classes), set(previous.no_grad_functions),
         set(previous.called_without_grad), {name: set(positions) for name, positions in previous.backwarded_positions.items()},
-        set(previous.called_for_a_backward),
+        set(previous.called_for_a_backward), set(previous.per_batch_by_importers),
     )
     evidence.called_without_grad |= observations.called_without_grad
+    if externals is not None and externals.path:
+        evidence.per_batch_by_importers |= {
+            function.name for function in facts.functions
+            if function.cls is not None and _keeps_a_graph_on_its_object(function, facts, externals)
+            and function.name in externals.called_per_batch_by_importers
+        }
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
     evidence.callers |= observations.callers
@@ -1856,6 +1923,11 @@ class _Walker:
                 self.env[key] = DETACHED
                 self._write(key)
                 self._binding(node, key, DETACHED, set())
+            emptied = _emptied_by_del(node.target)
+            outside = self._outside_target(emptied) if emptied is not None else None
+            if outside is not None:
+                # ``del self.states[:]`` empties the list its callers' objects keep, as ``.clear()`` does
+                self._effect(Effect("reset", outside, DETACHED, self.function.name, "clear"))
         elif type(node) is cst.Raise or type(node) is cst.Assert:
             for part in (getattr(node, "exc", None), getattr(node, "test", None)):
                 if isinstance(part, cst.BaseExpression):
@@ -2701,12 +2773,14 @@ class _Walker:
         callers = self.context.callers_of(qualified_name)
         if callers and callers <= self.context.evidence.no_grad_functions:
             no_grad = True  # every caller in the file runs without grad
-        per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods
+        per_batch_elsewhere = cls is not None and f"{cls}.{name}" in self.context.evidence.per_batch_by_importers
+        per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
         self.context.top = self.context.def_tops.get(id(node), outer_top)
         qualified = f"{cls}.{name}" if cls else name
         walker = _Walker(self.context, node, qualified, no_grad=no_grad, per_batch=per_batch, cls=cls)
+        walker.function.summary.per_batch = per_batch_elsewhere
         # In the order of a signature: ``*args`` and ``**kwargs`` are parameters too (``parameters``
         # names them with their stars), so that ``tracker.add(mel=l1, kl=l2)`` summing every
         # keyword argument into ``self.totals`` is an effect on what the call passes.
@@ -3513,11 +3587,10 @@ class _Walker:
             called = self._lookup(key)
             if called.kind is Kind.INSTANCE and called.cls is not None:
                 return self.context.imported_method(called.cls, "__call__")  # an imported class's instance, called
-            if key.split(".", 1)[0] in self.env:
-                return None  # a local that shadows the import
-            found = self.context.externals.resolve(key)
-            if isinstance(found, (Summary, ClassSummary)):
-                return found
+            if key.split(".", 1)[0] not in self.env:  # (else a local that shadows the import)
+                found = self.context.externals.resolve(key)
+                if isinstance(found, (Summary, ClassSummary)):
+                    return found
         if type(func) is cst.Attribute and receiver.kind is Kind.UNKNOWN and not receiver.params:
             # An object whose class the file does not show: a method only one imported class
             # defines, with effects (``meter.update``), is that class's (as for the file's own).
@@ -3527,7 +3600,38 @@ class _Walker:
             candidates = self.context.externals.methods_named(name)
             if len(candidates) == 1 and candidates[0].effects:
                 return candidates[0]
+            if not candidates and self._injected(func.value):
+                # An object handed in from outside (``self.logger = logger`` in ``__init__``),
+                # typically built by the entry script from a class of another module that this
+                # file never imports: the one class of the project whose method keeps what it
+                # is given.
+                keeping = [
+                    candidate for candidate in self.context.externals.project_methods_named(name)
+                    if any(effect.kind in ("store", "accumulate", "carry") and effect.value.params - {0} for effect in candidate.effects)
+                ]
+                if len(keeping) == 1:
+                    return keeping[0]
         return None
+
+    def _injected(self, owner: cst.BaseExpression) -> bool:
+        """``owner`` is a parameter of this function, or an attribute of ``self`` that the
+        class's ``__init__`` sets from one of its parameters."""
+        key = dotted(owner)
+        if key is None:
+            return False
+        if key in self.parameters and key != "self":
+            return True
+        if not key.startswith("self.") or key.count(".") != 1 or self.function.cls is None:
+            return False
+        init = self.context.method(self.function.cls, "__init__")
+        if init is None:
+            return False
+        names = {param.name.value for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        return any(
+            type(value) is cst.Name and value.value in names
+            for method, value in self.context._attribute_assignments(self.function.cls, key[len("self."):])
+            if method is init
+        )
 
     def _apply_imported(
         self, node: cst.Call, imported: Union[Summary, ClassSummary], receiver: Value, arguments: list[Value]
@@ -3597,7 +3701,7 @@ class _Walker:
         self.context.facts.call_sites.append(
             CallSite(self.function, summary.key, self.context.next_seq(), self.loop, self.in_comprehension > 0, graph_arguments)
         )
-        per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS
+        per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS or summary.per_batch
         if not per_batch_callee:
             self._apply_effects(node, summary, bound, callee)
         self._transfer_attribute_flows(node, summary)

@@ -25,6 +25,7 @@ import ast
 import functools
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -35,7 +36,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
-from torchleak.analysis.prefilter import called_under_no_grad, is_no_grad_block
+from torchleak.analysis.prefilter import called_under_no_grad, is_no_grad_block, plan
+from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
 from torchleak.analysis.settings import Origin, Settings
 from torchleak.analysis.summaries import (
     ClassSummary,
@@ -70,6 +72,8 @@ _KEPT_TREES: Final = 8
 MAX_IMPORTERS: Final = 20
 #: Files of a project scanned for importers (beyond, importers stay unknown).
 MAX_PROJECT_FILES: Final = 5000
+#: A method name more classes of the project define (beyond this) resolves to none of them.
+MAX_METHOD_OWNERS: Final = 4
 _SKIPPED_FOLDERS: Final = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv", "env"})
 
 
@@ -350,15 +354,20 @@ def _read_outline(path: Path, root: Path) -> _Outline:
 
 _IMPORT_LINE: Final = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*", re.MULTILINE)
 _WORD: Final = re.compile(r"\w+")
+#: An indented ``def`` (a method, or a nested function the outline then rules out).
+_METHOD_DEF: Final = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 
 #: Methods that return the module they are called on (``decoder = decoder.to(device)``).
 _RETURNS_SELF: Final = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
 
 
-def _methods_called_with_grad(tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str]) -> set[str]:
-    """``Class.method`` for each call ``x.method(...)`` in ``tree`` outside no-grad code, where
-    ``x`` holds an instance the module builds of one of ``classes`` (local name -> the name in
-    the defining module) or of a class reached through an imported module (``model.Decoder``)."""
+def _methods_called_with_grad(
+    tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str], *, in_loops: bool = False
+) -> set[str]:
+    """``Class.method`` for each call ``x.method(...)`` in ``tree`` outside no-grad code (and,
+    with ``in_loops``, inside a ``for`` or ``while`` loop), where ``x`` holds an instance the
+    module builds of one of ``classes`` (local name -> the name in the defining module) or of a
+    class reached through an imported module (``model.Decoder``)."""
 
     def built_class(value: ast.expr, instances: Mapping[str, str]) -> Optional[str]:
         while isinstance(value, ast.Call):
@@ -391,17 +400,21 @@ def _methods_called_with_grad(tree: ast.Module, classes: Mapping[str, Optional[s
         return set()
     no_grad_functions = called_under_no_grad(tree)
     found: set[str] = set()
-    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]
     while stack:
-        node, no_grad = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in no_grad_functions:
-            no_grad = True
+        node, no_grad, looped = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            looped = False  # (a function defined in a loop runs when it is called)
+            no_grad = no_grad or node.name in no_grad_functions
         no_grad = no_grad or is_no_grad_block(node)
-        if not no_grad and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if not no_grad and (looped or not in_loops) and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = _ast_dotted(node.func.value) or ""
-            if receiver in instances and node.func.attr not in _RETURNS_SELF:
+            # (``model.train()`` switches a mode; ``learner.train(batch, t)`` is a method of the class)
+            switch = node.func.attr in _RETURNS_SELF and len(node.args) + len(node.keywords) <= 1
+            if receiver in instances and not switch:
                 found.add(f"{instances[receiver]}.{node.func.attr}")
-        stack.extend((child, no_grad) for child in ast.iter_child_nodes(node))
+        looped = looped or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend((child, no_grad, looped) for child in ast.iter_child_nodes(node))
     return found
 
 
@@ -460,6 +473,7 @@ class ProjectIndex:
         self._defines: dict[tuple[str, str, str], bool] = {}
         self._sources: Optional[list[tuple[str, str]]] = None
         self._imported_words: Optional[dict[str, list[str]]] = None
+        self._method_files: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
 
     # ----------------------------------------------------------------- public
@@ -475,6 +489,7 @@ class ProjectIndex:
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
             externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
+            externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, in_loops=True))
             externals.path = relative
             externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
             folder = PurePosixPath(relative).parent.as_posix()
@@ -521,10 +536,11 @@ class ProjectIndex:
                 found.append(analysed[2])
         return found
 
-    def _called_with_grad_by_importers(self, module: str) -> frozenset[str]:
+    def _called_with_grad_by_importers(self, module: str, *, in_loops: bool = False) -> frozenset[str]:
         """Methods of ``module``'s classes (``DecoderRNN.sample``) that a module importing the
         class calls, on an instance it builds, with grad enabled (``sample.py`` calling
-        ``decoder.sample(feature)`` outside ``torch.no_grad()``)."""
+        ``decoder.sample(feature)`` outside ``torch.no_grad()``); with ``in_loops``, those it
+        calls so inside a loop (``learner.train(batch)`` in ``main.py``'s loop over episodes)."""
         found: set[str] = set()
         for importer, outline in self._importing(module):
             classes = {b.local: b.symbol for b in outline.bindings if b.module == module and b.symbol not in (None, "*")}
@@ -536,7 +552,7 @@ class ProjectIndex:
                 tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
-            found |= _methods_called_with_grad(tree, classes, modules)
+            found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops)
         return frozenset(found)
 
     def _importers(self, module: str) -> list[str]:
@@ -771,6 +787,11 @@ class ProjectIndex:
         # its own importers, for a helper's caller that is itself called per batch one module up
         externals.path = module
         externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
+        if plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments:
+            # (as when the module itself is linted: a file the pre-filter drops is never analysed
+            # there, so its methods are not taken as per-batch here either, and each caller
+            # reports what they keep)
+            externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module, in_loops=True))
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
         except Exception:  # a bug analysing a helper must not cost the linted file its analysis
@@ -936,6 +957,31 @@ class ProjectIndex:
                     return True
         return False
 
+    def methods_defined(self, method: str, linted: str) -> list[Summary]:
+        """``method`` of every class of the project's other modules that defines it: found in the
+        files' text first (one pass over the project for every method name), then in the
+        outlines of the files that have it; only the modules of those classes are summarised."""
+        if self._method_files is None:
+            self._method_files = {}
+            for candidate, text in self._project_sources():
+                for name in set(_METHOD_DEF.findall(text)):
+                    self._method_files.setdefault(name, []).append(candidate)
+        owners = [
+            (module, cls)
+            for module in self._method_files.get(method, ())
+            if module != linted
+            for cls, outline in self._outline(module).classes.items()
+            if method in outline.methods
+        ]
+        if len(owners) > MAX_METHOD_OWNERS:
+            return []  # a name that common says nothing about the object
+        found: list[Summary] = []
+        for module, cls in owners:
+            summary = self._summary(module).classes.get(cls)
+            if summary is not None and method in summary.methods:
+                found.append(summary.methods[method])
+        return found
+
     def class_summary(self, key: str) -> Optional[ClassSummary]:
         module, _, name = key.rpartition(":")
         if not module or not (self.root / module).is_file():
@@ -1042,6 +1088,10 @@ class _LazyExternals(Externals):
     def methods_named(self, method: str) -> list[Summary]:
         names = self.names
         return names.methods_named(method) if isinstance(names, _LazyNames) else super().methods_named(method)
+
+    def project_methods_named(self, method: str) -> list[Summary]:
+        names = self.names
+        return names._index.methods_defined(method, self.path) if isinstance(names, _LazyNames) else []
 
     def reexported(self, module: ModuleSummary, name: str) -> Optional[Imported]:
         names = self.names

@@ -72,6 +72,9 @@ class Summary:
     no_grad: bool = False
     #: Puts a module in evaluation mode (``model.eval()``): what it computes is not trained on.
     evaluates: bool = False
+    #: Walked as a per-batch method because another module calls it in a loop: what it keeps
+    #: is reported in its own body, not again at each call.
+    per_batch: bool = False
     #: Parameter names by position (``self`` included), for messages and hook wiring.
     parameters: tuple[str, ...] = ()
     #: The file of another module of the project that defines it (``utils.py``); "" for this file.
@@ -141,7 +144,7 @@ class Summary:
         )
 
 
-_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates")
+_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates", "per_batch")
 
 
 @dataclass
@@ -234,6 +237,9 @@ class Externals:
     #: Methods of this file's classes (``Decoder.sample``) that another module of the project
     #: calls with grad enabled on an instance it builds.
     called_with_grad_by_importers: Container[str] = frozenset()
+    #: Of those, the methods it calls so inside a loop (``learner.train(batch)`` in ``main.py``'s
+    #: loop): their stores into the object's state outlive each call, as a per-batch method's do.
+    called_per_batch_by_importers: Container[str] = frozenset()
     #: The linted file's folder relative to the project root (``scripts/``): messages name a
     #: helper's file relative to it when the helper lives in it or below.
     directory: str = ""
@@ -275,3 +281,9 @@ class Externals:
         """The method ``method`` of each imported class that has one (``meter.update`` on an
         object whose class the file does not show)."""
         return [c.methods[method] for c in self.names.values() if isinstance(c, ClassSummary) and method in c.methods]
+
+    def project_methods_named(self, method: str) -> list[Summary]:
+        """The method ``method`` of each class of the whole project that defines one, imported
+        or not (``self.logger.log_stat(...)`` on an object the entry script built and passed
+        in); empty outside a project."""
+        return []

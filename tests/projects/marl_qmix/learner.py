@@ -84,4 +84,4 @@ class QLearner:
 
         self.logger.log_stat("loss", loss.item(), t_env)
         self.logger.log_stat("grad_norm", float(grad_norm), t_env)
-        self.logger.log_stat("td_error_abs", masked_td_error.abs().sum() / mask_elems, t_env)  # known-miss: TLK102 (Logger.log_stat in utils.py appends (t, value) to self.stats[key], a defaultdict(list) that lives for the whole run; this value is an attached tensor, unlike the loss.item() two lines above)
+        self.logger.log_stat("td_error_abs", masked_td_error.abs().sum() / mask_elems, t_env)  # expect: TLK102 (utils.py) Logger.log_stat appends (t, value) to self.stats[key], a defaultdict(list) that lives for the whole run; this value is an attached tensor, unlike the loss.item() two lines above

@@ -5303,3 +5303,81 @@ class TestDispatchAndKeyedParameters:
         literal = self.src.replace("state[PRED]", 'state["y_pred"]').replace("state[TARGET]", 'state["y_true"]')
         assert [(line, code) for line, code, _ in self.findings(literal.replace('err = state["y_pred"] - state["y_true"]', 'err = state["y_pred"].detach() - state["y_true"]'))] == []
         assert [(line, code) for line, code, _ in self.findings(literal)] == [(13, "TLK101")]
+
+
+class TestHeldOutRoundElevenShapes:
+    """The general causes behind zoo round 11's misses and false lines, in my own code."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_parameter_called_like_a_module_runs_the_files_only_model(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class SegmentLM(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layer = nn.Linear(4, 4)
+
+                def forward(self, x, *mems):
+                    h = self.layer(x)
+                    with torch.no_grad():
+                        new_mems = [h.detach()]
+                    return [h.pow(2).mean()] + new_mems
+
+            def train(model, segments, optimizer):
+                mems = tuple()
+                for x in segments:
+                    loss, *mems = model(x, *mems)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+        """
+        assert self.findings(src) == []
+        # The memories kept attached: the carry is reported, as it was before the model was known.
+        attached = src.replace("                    with torch.no_grad():\n                        new_mems = [h.detach()]", "                    new_mems = [h]")
+        assert [code for _, code, _ in self.findings(attached)] == ["TLK103"]
+
+    def test_values_sharing_the_graph_a_later_backward_consumes_are_not_kept_beyond_it(self):
+        src = """
+            import torch
+            from torch.distributions import Categorical
+
+            def run_episode(policy, optimizer, steps):
+                log_probs, entropies = [], []
+                for features in steps:
+                    dist = Categorical(logits=policy(features))
+                    action = dist.sample()
+                    log_probs.append(dist.log_prob(action))
+                    entropies.append(dist.entropy())
+                loss = -torch.stack(log_probs).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                return torch.stack(entropies).mean().item()
+        """
+        assert self.findings(src) == []
+
+    def test_a_running_mean_of_a_loss_kept_on_the_object_by_a_method_called_per_episode(self):
+        src = """
+            import torch
+
+            class Trainer:
+                def __init__(self, policy, optimizer):
+                    self.policy, self.optimizer = policy, optimizer
+                    self.running_loss = 0.0
+
+                def run_episode(self, features):
+                    loss = self.policy(features).pow(2).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.running_loss = 0.95 * self.running_loss + 0.05 * loss
+
+                def train(self, episodes):
+                    for features in episodes:
+                        self.run_episode(features)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(14, "TLK101")]
+        assert self.findings(src.replace("0.05 * loss", "0.05 * loss.item()")) == []

@@ -2227,7 +2227,7 @@ class _Walker:
             value = self.values[id(attached[0])]
             if _sequence_operands(value_node) & {id(leaf) for leaf in attached}:
                 value = replace(value, kind=Kind.CONTAINER)  # zipped: a sequence of losses, not one tensor
-            self._accumulation(statement, target, key, "=", attached[0], value)
+            self._written_out_sum(statement, target, key, attached[0], value)
             return False
         if not attached:
             # ``adv = adv + alpha * grad.sign()``: a state that is itself attached grows by one
@@ -2238,8 +2238,17 @@ class _Walker:
         if not any(self._is_loss_like(leaf) for leaf in attached) and not (summed and self._only_summed_in_loop(key, statement)):
             return True
         value = self.values[id(attached[0])]
-        self._accumulation(statement, target, key, "=", attached[0], value)
+        self._written_out_sum(statement, target, key, attached[0], value)
         return False
+
+    def _written_out_sum(self, statement: cst.CSTNode, target: cst.BaseExpression, key: str, operand: cst.BaseExpression, value: Value) -> None:
+        """``total = total + loss`` (or a running mean of a loss, ``avg = 0.95 * avg + 0.05 *
+        loss``): an accumulation, and, into state that outlives the call, an effect of the
+        function as ``+=`` is, so that the loop calling it is the one that leaks."""
+        self._accumulation(statement, target, key, "=", operand, value)
+        outside = self._outside_target(key)
+        if outside is not None and not self._in_batch_loop():
+            self._effect(Effect("accumulate", outside, value, self.function.name, "="))
 
     def _only_summed_in_loop(self, key: str, statement: cst.CSTNode) -> bool:
         """Nothing in the loop but this sum, a reset and logging reads ``key``: a running total
@@ -2734,6 +2743,20 @@ class _Walker:
             return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
         return None
 
+    def _only_model_class(self, definition: cst.FunctionDef, key: str) -> Optional[str]:
+        """For a parameter the function calls (``model(tokens, targets)``) in a file that defines
+        exactly one module class and builds none of it inside another: that class, whose
+        ``forward`` is what the call runs (the file's model, handed to its training function)."""
+        if key == "self" or key not in self.context.body(definition).names_called:
+            return None
+        models = [info for info in self.context.classes.values() if info.is_module and "forward" in info.methods]
+        if len(models) != 1:
+            return None
+        name = models[0].name
+        if any(name in self.context.body(method).names_called for info in self.context.classes.values() for method in info.methods.values()):
+            return None  # a submodule some class builds: the parameter may be that class's object
+        return name
+
     def _switches_grad_off(self, decorator: cst.BaseExpression) -> bool:
         """``@torch.no_grad()``, ``@torch.inference_mode()``, or a wrapper of them the file does
         not define (``@smart_inference_mode()`` from the project's utilities)."""
@@ -2815,6 +2838,7 @@ class _Walker:
                 else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
                 or self._instance_of(_default_class(param))
                 or self._instance_of(class_by_reads(key))
+                or self._instance_of(self._only_model_class(node, key))
             )
             if instance is not None:
                 walker.env[key] = instance

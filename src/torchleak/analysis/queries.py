@@ -314,16 +314,19 @@ def _shares_a_graph_kept_for_a_later_backward(function: Function, event: Held, l
     computed from the kept one (its gradient taken with ``create_graph``) is a new graph."""
     if "." in event.key:
         return False  # an attribute outlives the function's locals and their backward
-    own = _reaching_bindings(function, data_mentions(event.value_node), event.seq)
+    own = _reaching_bindings(function, mentions(event.value_node), event.seq)  # (``dist.entropy()`` reads ``dist``)
     others: list[Held] = [*function.accumulations, *function.stores]
     for other in others:
         if other is event or other.key == event.key or "." in other.key or not loop.contains(other.seq):
             continue
         if not backwarded_after(function, other.key, loop):
             continue
-        kept_roots = _reaching_bindings(function, data_mentions(other.value_node), other.seq, transitive=False)
-        if kept_roots.keys() & own.keys():
-            continue  # computed from the kept value itself
+        if type(other.value_node) in (cst.Name, cst.Attribute):
+            # (a kept expression, ``dist.log_prob(a)``, is a tensor no name holds: sharing its
+            # inputs, ``dist.entropy()``, is sharing its graph)
+            kept_roots = _reaching_bindings(function, data_mentions(other.value_node), other.seq, transitive=False)
+            if kept_roots.keys() & own.keys():
+                continue  # computed from the kept value itself
         kept = _reaching_bindings(function, data_mentions(other.value_node), other.seq)
         if any(binding.value.attached and loop.contains(binding.seq) for binding in own.values() if id(binding) in kept):
             return True

@@ -839,12 +839,13 @@ def other_backward_in_loop(function: Function, seq: int, loop: Loop) -> bool:
     return any(other.seq != seq and outermost.contains(other.seq) for other in function.backwards)
 
 
-def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = None) -> bool:
+def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = None, ignored: frozenset[str] = frozenset()) -> bool:
     """Whether another backward can still need the graph ``call`` differentiates.
 
     True when a later backward follows in the same iteration, when the differentiated
     tensor was built before the loop, or when it depends on a value carried over from the
     previous iteration (truncated BPTT keeps a graph across several steps on purpose).
+    Values built before the loop named in ``ignored`` are not counted as needing it.
     """
     function = call.function
     if _differentiates_its_element(call, loop):
@@ -865,7 +866,7 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     in_loop = [b for b in function.bindings if loop.contains(b.seq)]
     # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.
     reset = {b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth}
-    if (sources & loop.attached_on_entry) - reset:
+    if (sources & loop.attached_on_entry) - reset - ignored:
         return True  # part of the graph was built before the loop, for every iteration to use
     rebound = {b.key for b in in_loop}
     # (``scaler.scale(loss).backward()``: the scaler, an optimizer or a module built before the
@@ -877,6 +878,32 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     # A graph-attached value read before it is rebound links this graph to the next iteration's
     # (truncated BPTT keeps a graph across several steps on purpose).
     return any(loop.first_access.get(key) == "read" for key in sources & carried)
+
+
+def unstepped_pre_loop_graph(call: BackwardCall, loop: Loop) -> frozenset[str]:
+    """The values built before the loop, with a graph, that the differentiated tensor is
+    computed from, when no optimizer the function builds before the loop steps anything they
+    were computed from (style targets ``vgg(style)`` while the optimizer steps only the image
+    ``Adam([target])``): the backward through them feeds no update, and ``retain_graph=True``
+    only avoids the error of differentiating their freed graph again. Empty otherwise."""
+    function = call.function
+    optimizers = [b for b in function.bindings if b.value.kind is Kind.OPTIMIZER]
+    if not optimizers or any(loop.contains(b.seq) or b.seq > loop.start for b in optimizers):
+        return frozenset()
+    sources = function.sources_of(set(call.output_mentions))
+    in_loop = [b for b in function.bindings if loop.contains(b.seq)]
+    reset = {b.key for b in in_loop if not b.value.attached and b.branch_depth == loop.branch_depth}
+    before = (sources & loop.attached_on_entry) - reset
+    bound_before = {b.key for b in function.bindings if b.seq < loop.start and b.value.attached}
+    if not before or not before <= bound_before:
+        return frozenset()  # (one the caller gives may be what its own optimizer steps through)
+    # What the optimizers are given (``target``, ``vgg.parameters``), not what that was made
+    # from: a leaf made by ``content.clone().requires_grad_()`` sends no gradient to ``content``.
+    stepped = {name for optimizer in optimizers for name in optimizer.mentions if not name.startswith("torch")}
+    upstream = function.sources_of(before)
+    if not stepped or any(u == s or u.startswith(s + ".") or s.startswith(u + ".") for u in upstream for s in stepped):
+        return frozenset()
+    return frozenset(before)
 
 
 def _differentiates_its_element(call: BackwardCall, loop: Loop) -> bool:

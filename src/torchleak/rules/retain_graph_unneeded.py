@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
 from torchleak.analysis.names import dotted
-from torchleak.analysis.queries import graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text
+from torchleak.analysis.queries import graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text, unstepped_pre_loop_graph
 from torchleak.edits import keyword_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -30,7 +30,11 @@ class RetainGraphUnneeded(Rule):
     ## Known problems
     Any later backward or `autograd.grad` in the iteration counts as using the graph, even
     through an unrelated tensor. A graph built before the loop, or one that a state carried
-    between iterations links into (truncated BPTT), is assumed to be needed.
+    between iterations links into (truncated BPTT), is assumed to be needed, unless the
+    function builds its optimizers before the loop and none is given anything that graph was
+    computed from (a style-transfer target computed with grad while only the image is
+    optimized): then the retain only hides the error of differentiating the target's freed
+    graph again, and the advice is to compute the target without a graph.
     """
 
     code: ClassVar[str] = "TLK201"
@@ -113,6 +117,18 @@ class RetainGraphUnneeded(Rule):
             """,
             "a loop over losses sharing one graph: every loss but the last needs it, the last retains it for nothing",
         ),
+        Flagged(
+            """
+            style_target = features(style)
+            optimizer = torch.optim.Adam([image], lr=0.01)
+            for _ in range(steps):
+                loss = F.mse_loss(features(image), style_target)
+                optimizer.zero_grad()
+                loss.backward(retain_graph=True)  # TLK201
+                optimizer.step()
+            """,
+            "retained only because a target built before the loop is differentiated again; the optimizer steps only the image",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(
@@ -171,6 +187,18 @@ class RetainGraphUnneeded(Rule):
                 optimizer.step()
             """,
             "WGAN-GP: the gradient penalty's graph is backwarded by d_loss",
+        ),
+        Clean(
+            """
+            features = encoder(x)
+            optimizer = torch.optim.Adam([*encoder.parameters(), *head.parameters()])
+            for _ in range(steps):
+                loss = criterion(head(features), y)
+                optimizer.zero_grad()
+                loss.backward(retain_graph=True)
+                optimizer.step()
+            """,
+            "the graph built before the loop leads to parameters the optimizer steps: every backward needs it",
         ),
         Clean(
             """
@@ -235,6 +263,10 @@ class RetainGraphUnneeded(Rule):
                 if graph_reused(call, call.loop, facts):
                     if last_of_losses_retains(facts, call):
                         yield Report(call.retain_graph, _fields(facts, call, losses_loop=True), call)
+                        continue
+                    unstepped = unstepped_pre_loop_graph(call, call.loop)
+                    if unstepped and not graph_reused(call, call.loop, facts, ignored=unstepped):
+                        yield Report(call.retain_graph, _fields(facts, call, built_before=unstepped), call)
                     continue
                 yield Report(call.retain_graph, _fields(facts, call), call)
 
@@ -244,6 +276,8 @@ class RetainGraphUnneeded(Rule):
             return None
         if report.fields.get("until") == _UNTIL_RELEASED:
             return None  # every loss but the last needs the graph: the edit is the user's choice
+        if "built before the loop" in report.fields.get("reason", ""):
+            return None  # removed alone, the next backward would fail on the freed graph
         later = later_backward(call.function, call.seq)
         return Fix(
             "unsafe" if later else "safe",
@@ -254,11 +288,23 @@ class RetainGraphUnneeded(Rule):
 
 
 _UNTIL_RELEASED = "until the losses are released"
+_UNTIL_NEXT_ITERATION = "into the next iteration"
 
 
-def _fields(facts: FileFacts, call: BackwardCall, *, losses_loop: bool = False) -> dict[str, str]:
+def _fields(
+    facts: FileFacts, call: BackwardCall, *, losses_loop: bool = False, built_before: frozenset[str] = frozenset()
+) -> dict[str, str]:
     keyword = _keyword_text(facts, call.retain_graph) if call.retain_graph is not None else "retain_graph=True"
     fields = {"keyword": keyword, "call": statement_text(facts, call.node, limit=60)}
+    if built_before:
+        names = ", ".join(sorted(built_before))
+        return {
+            **fields,
+            "reason": f"the only graph a later backward goes through again is that of {names}, built before the loop, "
+            "and no optimizer here steps anything it was computed from",
+            "until": _UNTIL_NEXT_ITERATION,
+            "advice": f"compute {names} under torch.no_grad() (or .detach() {'them' if len(built_before) > 1 else 'it'}) and remove {keyword}",
+        }
     if losses_loop:
         return {
             **fields,
@@ -270,7 +316,7 @@ def _fields(facts: FileFacts, call: BackwardCall, *, losses_loop: bool = False) 
     return {
         **fields,
         "reason": "no later backward in this iteration uses the graph",
-        "until": "into the next iteration",
+        "until": _UNTIL_NEXT_ITERATION,
         "advice": f"remove {keyword}",
     }
 

@@ -296,3 +296,12 @@ class TestParameterEntries:
 
         value = combine(DETACHED_TENSOR, parameter(1).entry("target"))
         assert value_from_dict(json.loads(json.dumps(value_to_dict(value)))) == value
+
+
+def test_a_tuple_with_an_element_still_symbolic_stays_symbolic():
+    # ``self.history.append((step, value))`` in a helper, applied where ``value`` is the
+    # caller's own parameter: the caller's summary must still depend on it
+    stored = tuple_of([parameter(3), parameter(2)])
+    at_call = substitute(stored, {2: parameter(1), 3: NUMBER})
+    assert at_call.params == frozenset({1})
+    assert substitute(at_call, {1: ATTACHED}).attached

@@ -897,6 +897,14 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+def _takes_only_given_arguments(definition: cst.FunctionDef, positional: Sequence[cst.Arg]) -> bool:
+    """A method that takes exactly that many positional arguments after ``self``: every
+    parameter without a default is given, and none is given beyond its parameters."""
+    params = [*definition.params.posonly_params, *definition.params.params][1:]
+    required = sum(1 for param in params if param.default is None)
+    return required <= len(positional) and (len(positional) <= len(params) or isinstance(definition.params.star_arg, cst.Param))
+
+
 def _emptied_by_del(target: cst.BaseExpression) -> Optional[str]:
     """``self.states`` for ``del self.states[:]`` (and ``del self.stats[key][:]``); None for
     any other deletion."""
@@ -2689,7 +2697,7 @@ class _Walker:
             return "on"
         if self._names_no_grad_wrapper(node.func):
             return "off"
-        definition = self._resolve(node.func)
+        definition = self._resolve(node.func, node.args)
         if definition is not None:
             return self._context_manager_grad_mode(definition, node)
         return None
@@ -2742,20 +2750,6 @@ class _Walker:
         if imported is not None:
             return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
         return None
-
-    def _only_model_class(self, definition: cst.FunctionDef, key: str) -> Optional[str]:
-        """For a parameter the function calls (``model(tokens, targets)``) in a file that defines
-        exactly one module class and builds none of it inside another: that class, whose
-        ``forward`` is what the call runs (the file's model, handed to its training function)."""
-        if key == "self" or key not in self.context.body(definition).names_called:
-            return None
-        models = [info for info in self.context.classes.values() if info.is_module and "forward" in info.methods]
-        if len(models) != 1:
-            return None
-        name = models[0].name
-        if any(name in self.context.body(method).names_called for info in self.context.classes.values() for method in info.methods.values()):
-            return None  # a submodule some class builds: the parameter may be that class's object
-        return name
 
     def _switches_grad_off(self, decorator: cst.BaseExpression) -> bool:
         """``@torch.no_grad()``, ``@torch.inference_mode()``, or a wrapper of them the file does
@@ -2838,7 +2832,6 @@ class _Walker:
                 else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
                 or self._instance_of(_default_class(param))
                 or self._instance_of(class_by_reads(key))
-                or self._instance_of(self._only_model_class(node, key))
             )
             if instance is not None:
                 walker.env[key] = instance
@@ -2888,7 +2881,7 @@ class _Walker:
         callee = dotted(call.func)
         if callee is None:
             return
-        definition = self._resolve(call.func)
+        definition = self._resolve(call.func, call.args)
         name = self.context.aliases.qualify(call.func) or callee
         if definition is not None:
             cls = self.context.owner.get(id(definition))
@@ -3161,8 +3154,9 @@ class _Walker:
             self.context.observations.number_reads.add((id(self.function), key))
 
     # ----------------------------------------------------------------- calls
-    def _resolve(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
-        """The function or method of this file a callee names, through classes and their bases."""
+    def _resolve(self, func: cst.BaseExpression, args: Sequence[cst.Arg] = ()) -> Optional[cst.FunctionDef]:
+        """The function or method of this file a callee names, through classes and their bases
+        (``args``, the call's arguments, tell a method named like a module's from it)."""
         if type(func) is cst.Name:
             if func.value in self.context.classes:
                 return self.context.method(func.value, "__init__")
@@ -3204,8 +3198,13 @@ class _Walker:
             candidates = self.context.methods_named(method)
             # (an abstract base's stub beside one implementation: ``Callback.on_train_batch_end``)
             implemented = [candidate for candidate in candidates if not _is_stub(candidate)]
-            if method.startswith("__") or method in _COMMON_METHODS:
+            if method.startswith("__"):
                 return None
+            node_args = [arg for arg in args if arg.keyword is None and not arg.star]
+            if method in _COMMON_METHODS:
+                # ``model.train()`` is a module's; ``algorithm.train(features, clicks)`` can only be
+                # a method of the file that takes those arguments
+                implemented = [c for c in implemented if _takes_only_given_arguments(c, node_args)] if len(node_args) >= 2 else []
             if len(implemented) == 1:
                 return implemented[0]
             # Several classes implement it (``metric.process(state)`` over a list of metrics): the
@@ -3297,7 +3296,7 @@ class _Walker:
                 return self._apply_summary(node, implemented[0], receiver, arguments)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
-        definition = self._resolve(func)
+        definition = self._resolve(func, node.args)
         if definition is not None and definition.name.value != "__init__":
             return self._apply_summary(node, definition, receiver, arguments)
         if definition is not None or (type(func) is cst.Name and func.value in self.context.classes):
@@ -3892,7 +3891,7 @@ class _Walker:
         effect on that attribute."""
         if call.args or type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
             return None
-        definition = self._resolve(call.func)
+        definition = self._resolve(call.func, call.args)
         if definition is None:
             return None
         returned = {dotted(node.value) if node.value is not None else None for node in own_returns(definition)}
@@ -4079,8 +4078,12 @@ class _Walker:
         if callee is None or effect.kind != "store":
             return None
         if effect.where != callee.name:
-            # Passed up from a deeper helper: the store that helper made, as the callee saw it.
-            return next((store for store in callee.stores if store.in_callee == effect.where), None)
+            # Passed up from a deeper helper: the store that helper made, as the callee saw it,
+            # or the callee's own call handing that helper what it computed
+            # (``self.create_summary("loss", self.loss)`` under ``writer.add_scalar``).
+            return next((store for store in callee.stores if store.in_callee == effect.where), None) or next(
+                (store for store in callee.stores if store.key == effect.target and not store.in_callee and "<call>" in store.index_mentions), None
+            )
         where = callee.effect_nodes.get(id(effect))
         inside = {id(node) for node in subtree(where)} if where is not None else set()
         return next(

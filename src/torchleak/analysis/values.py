@@ -326,9 +326,10 @@ def substitute(value: Value, arguments: Mapping[int, Value]) -> Value:
     if value.elements is not None:
         elements = tuple(substitute(element, arguments) for element in value.elements)
         inner = tuple_of(elements)
+        # (an element still symbolic, a caller's argument passed on, keeps the whole symbolic)
         return Value(inner.state if value.kind is Kind.TUPLE else _joined_state([value.with_state(value.state), inner]),
-                     value.kind, inner.double_backward or value.double_backward, elements, value.cls, open_tail=value.open_tail,
-                     keys=value.keys)
+                     value.kind, inner.double_backward or value.double_backward, elements, value.cls, inner.params,
+                     open_tail=value.open_tail, keys=value.keys, via_entries=inner.via_entries)
     if len(value.params) == 1 and value == parameter(next(iter(value.params))):
         given = arguments.get(next(iter(value.params)))
         if given is not None and given.keys is not None:

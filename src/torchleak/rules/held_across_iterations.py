@@ -454,6 +454,9 @@ class HeldAcrossIterations(Rule):
             elif event.in_callee and event.given:
                 # what the caller gave is attached already: no_grad around the call would not cut it
                 fix = f"store .item() or .detach() of each tensor in {value} here" if container else f"store {value}.detach() here (or .item() for a number)"
+            elif event.in_callee and _backwards(facts, event.in_callee):
+                # (the helper trains: no_grad around its call would stop its own backward)
+                fix = f"store .detach() of each tensor in {value} here" if container else f"store {value}.detach() here (or .item() for a number)"
             elif event.in_callee and container:
                 fix = f"store .detach() of each tensor in {value} here (or call {event.in_callee.rsplit('.', 1)[-1]} under torch.no_grad() when nothing backwards it)"
             elif event.in_callee:
@@ -476,3 +479,8 @@ class HeldAcrossIterations(Rule):
         if not isinstance(event, Store) or event.argument_returned:
             return None  # the detach belongs in the callee, which needs the attached value
         return detach_fix(facts, event)
+
+
+def _backwards(facts: FileFacts, name: str) -> bool:
+    """The file's function ``name`` runs a backward itself (or through its helpers)."""
+    return any(function.name == name and function.summary.calls_backward for function in facts.functions)

@@ -586,3 +586,44 @@ def test_a_kept_value_some_method_empties_is_left_to_the_callers_loop(tmp_path: 
     """
     write(tmp_path, _learner_project(clear))
     assert _lint(tmp_path, "learner.py") == []
+
+
+def test_a_method_its_own_module_calls_only_without_grad_is_summarised_with_grad_for_an_importer_calling_it_so(tmp_path: Path) -> None:
+    # rosinality/vq-vae-2-pytorch's shape (tests/projects/vqvae_ema): utils.py's statistics
+    # class is used there only by a @torch.no_grad() validate; train.py sums an attached loss
+    # into it every iteration.
+    write(tmp_path, {
+        "setup.py": "",
+        "utils.py": """
+            import torch
+
+            class EpochStats:
+                def __init__(self):
+                    self.sums = {}
+
+                def update(self, n, **values):
+                    for key, value in values.items():
+                        self.sums[key] = self.sums.get(key, 0.0) + value * n
+
+            @torch.no_grad()
+            def validate(model, loader):
+                stats = EpochStats()
+                for x in loader:
+                    stats.update(x.shape[0], mse=model(x).pow(2).mean())
+                return stats.sums
+        """,
+        "train.py": """
+            from utils import EpochStats
+
+            def train(model, loader, optimizer):
+                stats = EpochStats()
+                for x in loader:
+                    loss = model(x).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    stats.update(x.shape[0], mse=loss)
+        """,
+    })
+    assert _lint(tmp_path, "train.py") == ["TLK101 11"]
+    assert _lint(tmp_path, "utils.py") == []

@@ -1459,7 +1459,7 @@ def _keeps_a_graph_on_its_object(function: Function, facts: FileFacts, externals
     container that only ever grows (a log: nothing but its constructor empties or rebinds it,
     so no caller can be bounding it between calls)."""
     return any(
-        effect.kind in ("store", "accumulate") and effect.value.attached and not effect.value.params
+        effect.kind in ("store", "accumulate") and effect.value.attached  # (whatever else it takes from its arguments)
         and effect.target.startswith("self.") and _only_grows(effect, facts, externals)
         for effect in function.summary.effects
     )
@@ -2788,8 +2788,12 @@ class _Walker:
             no_grad = no_grad or any(base.endswith(vocab.FRAMEWORK_NO_GRAD_METHODS[name]) for base in bases)
         qualified_name = f"{cls}.{name}" if cls else name
         callers = self.context.callers_of(qualified_name)
-        if callers and callers <= self.context.evidence.no_grad_functions:
-            no_grad = True  # every caller in the file runs without grad
+        if callers and callers <= self.context.evidence.no_grad_functions and not (
+            cls is not None and qualified_name in self.context.externals.called_with_grad_by_importers
+        ):
+            # every caller in the file runs without grad (and no module importing the class
+            # calls it with grad: utils.py's no-grad validate beside train.py's training loop)
+            no_grad = True
         per_batch_elsewhere = cls is not None and f"{cls}.{name}" in self.context.evidence.per_batch_by_importers
         per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere
         self.context.in_progress.add(id(node))

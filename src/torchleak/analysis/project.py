@@ -787,6 +787,7 @@ class ProjectIndex:
         # its own importers, for a helper's caller that is itself called per batch one module up
         externals.path = module
         externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
+        externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module))
         if plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments:
             # (as when the module itself is linted: a file the pre-filter drops is never analysed
             # there, so its methods are not taken as per-batch here either, and each caller

@@ -2979,6 +2979,8 @@ class _Walker:
                 return container
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
+            if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN):
+                return DETACHED  # nothing in a value without graph carries one (``batches[i]["x"]`` of randn)
             if literal is not None:
                 return container.entry(literal)  # (of a parameter: that entry of what the caller gives)
             return container.part()

@@ -5390,21 +5390,3 @@ class TestHeldOutRoundElevenShapes:
         assert [(line, code) for line, code, _ in found] == [(26, "TLK102")]
         assert "no_grad" not in found[0][2]  # train backwards: no_grad around it would stop training
         assert self.findings(src.replace('self.log("loss", self.loss)', 'self.log("loss", self.loss.item())')) == []
-
-    def test_entries_of_a_container_built_without_graph_hold_none(self):
-        # lightly's distributed DetCon test (tenth repository set): a loss module of another
-        # package applied to random tensors kept in a list of dicts, summed over ranks
-        src = """
-            import torch
-            from somewhere import DetConLoss
-
-            def check(world_size):
-                tensors = [{"pred": torch.randn(4, 8), "target": torch.randn(4, 8)} for _ in range(world_size)]
-                loss_fn = DetConLoss()
-                total_loss = torch.tensor(0.0)
-                for rank in range(world_size):
-                    loss_val = loss_fn(tensors[rank]["pred"], tensors[rank]["target"])
-                    total_loss += loss_val
-                return total_loss
-        """
-        assert self.findings(src) == []

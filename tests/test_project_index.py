@@ -627,3 +627,36 @@ def test_a_method_its_own_module_calls_only_without_grad_is_summarised_with_grad
     })
     assert _lint(tmp_path, "train.py") == ["TLK101 11"]
     assert _lint(tmp_path, "utils.py") == []
+
+
+def test_entries_of_a_container_built_without_graph_hold_none(tmp_path: Path) -> None:
+    # lightly's distributed DetCon test (tenth repository set): the project's loss module
+    # applied to random tensors kept in a list of dicts, summed over ranks
+    write(tmp_path, {
+        "setup.py": "",
+        "losses.py": """
+            import torch.nn as nn
+
+            class DetConLoss(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scale = 2.0
+
+                def forward(self, pred, target):
+                    return ((pred - target) * self.scale).pow(2).mean()
+        """,
+        "test_losses.py": """
+            import torch
+            from losses import DetConLoss
+
+            def test_distributed(world_size=2):
+                tensors = [{"pred": torch.randn(4, 8), "target": torch.randn(4, 8)} for _ in range(world_size)]
+                loss_fn = DetConLoss()
+                total_loss = torch.tensor(0.0)
+                for rank in range(world_size):
+                    loss_val = loss_fn(tensors[rank]["pred"], tensors[rank]["target"])
+                    total_loss += loss_val
+                assert total_loss > 0
+        """,
+    })
+    assert _lint(tmp_path, "test_losses.py") == []

@@ -5390,3 +5390,49 @@ class TestHeldOutRoundElevenShapes:
         assert [(line, code) for line, code, _ in found] == [(26, "TLK102")]
         assert "no_grad" not in found[0][2]  # train backwards: no_grad around it would stop training
         assert self.findings(src.replace('self.log("loss", self.loss)', 'self.log("loss", self.loss.item())')) == []
+
+    def test_a_meta_loss_returned_up_two_calls_to_the_step_that_backwards_it_is_kept_on_purpose(self):
+        # HowToTrainYourMAMLPytorch's shape (tenth repository set): forward builds the task
+        # losses, train_forward_prop returns them on, run_train_iter hands them to meta_update
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Meta(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 1)
+                    self.optimizer = torch.optim.Adam(self.parameters())
+
+                def metrics(self, total_losses):
+                    return {"loss": torch.mean(torch.stack(total_losses))}
+
+                def forward(self, tasks, training_phase):
+                    total_losses = []
+                    for x in tasks:
+                        task_losses = []
+                        for step in range(2):
+                            task_losses.append(self.net(x).pow(2).mean())
+                        total_losses.append(torch.sum(torch.stack(task_losses)))
+                    losses = self.metrics(total_losses=total_losses)
+                    return losses, len(tasks)
+
+                def train_forward_prop(self, tasks):
+                    losses, n = self.forward(tasks=tasks, training_phase=True)
+                    return losses, n
+
+                def meta_update(self, loss):
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+                def run_train_iter(self, tasks):
+                    losses, n = self.train_forward_prop(tasks)
+                    self.meta_update(loss=losses["loss"])
+                    return losses
+
+            def train(model, batches):
+                for tasks in batches:
+                    model.run_train_iter(tasks)
+        """
+        assert self.findings(src) == []

@@ -173,7 +173,8 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
         return False
     evidence = facts.evidence
     name = function.name
-    if evidence is not None and (name in evidence.backwarded_results or name in facts.backwarded_by_importers):
+    # (through callers that return it on: ``forward`` -> ``train_forward_prop`` -> the step that backwards it)
+    if evidence is not None and (name in _backwarded_results_closure(facts) or name in facts.backwarded_by_importers):
         # A caller (in this file or, through the project index, another module) backwards
         # what is returned: the graphs are kept for that backward, whatever the loop does;
         # unless callers backward only other positions of the tuple (``_, meta_loss = learner(x)``

@@ -233,11 +233,12 @@ def _lint_segments(
         import libcst as cst
 
         from torchleak.analysis.flow import analyse
+        from torchleak.parsing import validation_skipped
         from torchleak.rules import ALL_RULES
 
     rules = [rule() for rule in ALL_RULES if rule.code in codes]
     try:
-        with _phase(phases, "libcst parse"):
+        with _phase(phases, "libcst parse"), validation_skipped():
             parsed = [(segment.first_line, cst.parse_module(segment.text)) for segment in segments]
     except cst.ParserSyntaxError as error:
         raise _LibcstRejected(error.message) from None

@@ -1,4 +1,4 @@
-"""An on-disk cache of JSON blobs, shared by every torchleak process of a project.
+"""An on-disk cache of JSON blobs (and of bytes), shared by every torchleak process of a project.
 
 Layout: ``<root>/.torchleak_cache/`` (or the ``cache-dir`` setting) holds a ``.gitignore``
 containing ``*`` (so that nobody commits it, as ruff does for ``.ruff_cache``), and one
@@ -11,6 +11,9 @@ API, for any part of torchleak that wants to keep work between runs::
     cache = Cache.at(directory)          # None when the directory cannot be created
     cache.get("namespace", "some key")   # the JSON value, or None (absent, unreadable, other key)
     cache.put("namespace", "some key", value)
+    cache.get_bytes("namespace", "some key")   # bytes: ``<sha1 of key>.bin`` files, which start
+    cache.put_bytes("namespace", "some key", b"...")   # with a hash of the whole key
+    cache.bound("namespace", 20_000)     # keep the entries written last (``trees`` does)
 
 Keys are strings chosen by the caller; put everything the value depends on into the key, or
 into the value and check it on ``get`` (the project index stores the size and modification
@@ -85,8 +88,14 @@ def fingerprint(path: str | os.PathLike[str]) -> Optional[tuple[int, int]]:
     return status.st_size, status.st_mtime_ns
 
 
+@functools.lru_cache(maxsize=16)
+def cache_at(directory: Path) -> Optional[Cache]:
+    """``Cache.at(directory)``, created once per process."""
+    return Cache.at(directory)
+
+
 class Cache:
-    """JSON blobs by (namespace, key) under one directory."""
+    """JSON blobs (and bytes) by (namespace, key) under one directory."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -105,9 +114,9 @@ class Cache:
             return None
         return cls(path)
 
-    def _file(self, namespace: str, key: str) -> Path:
+    def _file(self, namespace: str, key: str, suffix: str = ".json") -> Path:
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
-        return self._versioned / namespace / f"{digest}.json"
+        return self._versioned / namespace / f"{digest}{suffix}"
 
     def get(self, namespace: str, key: str) -> Any:
         """The value stored under ``key``, or None."""
@@ -130,13 +139,65 @@ class Cache:
             pass
 
 
-def _write_atomically(path: Path, text: str) -> None:
+    def get_bytes(self, namespace: str, key: str) -> Optional[bytes]:
+        """The bytes stored under ``key`` by ``put_bytes``, or None."""
+        try:
+            with open(self._file(namespace, key, ".bin"), "rb") as stream:
+                blob = stream.read()
+        except OSError:
+            return None
+        check = _key_check(key)
+        if not blob.startswith(check):
+            return None  # a hash collision, or a blob from something else
+        return blob[len(check) :]
+
+    def put_bytes(self, namespace: str, key: str, value: bytes) -> None:
+        """Store ``value`` under ``key`` (the file starts with a hash of the whole key, which
+        ``get_bytes`` checks); failures are ignored."""
+        path = self._file(namespace, key, ".bin")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(path, _key_check(key) + value)
+        except OSError:
+            pass
+
+    def bound(self, namespace: str, most: int) -> None:
+        """Keep at most ``most`` entries in ``namespace``: beyond it, the entries written longest
+        ago are removed, down to three quarters of ``most`` (so that the next writes do not
+        prune again at once). Failures are ignored; a concurrent prune only removes more."""
+        directory = self._versioned / namespace
+        try:
+            with os.scandir(directory) as scan:
+                names = [entry.name for entry in scan if not entry.name.startswith(".")]
+            if len(names) <= most:
+                return
+            aged = []
+            for name in names:
+                try:
+                    aged.append((os.stat(directory / name).st_mtime_ns, name))
+                except OSError:
+                    pass
+            aged.sort()
+            for _, name in aged[: max(0, len(aged) - most * 3 // 4)]:
+                try:
+                    os.unlink(directory / name)
+                except OSError:
+                    pass
+        except OSError:
+            pass
+
+
+def _key_check(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
+
+
+def _write_atomically(path: Path, content: str | bytes) -> None:
     # A name no other process uses, created with the umask's permissions (mkstemp's are 0600).
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
         os.replace(temporary, path)
     except BaseException:
         try:

@@ -233,12 +233,13 @@ def _lint_segments(
         import libcst as cst
 
         from torchleak.analysis.flow import analyse
+        from torchleak.parsing import parse_segments
         from torchleak.rules import ALL_RULES
 
     rules = [rule() for rule in ALL_RULES if rule.code in codes]
     try:
         with _phase(phases, "libcst parse"):
-            parsed = [(segment.first_line, cst.parse_module(segment.text)) for segment in segments]
+            parsed = parse_segments(segments, settings.origin)
     except cst.ParserSyntaxError as error:
         raise _LibcstRejected(error.message) from None
     # One module for the analysis, so that names and helpers resolve across segments.

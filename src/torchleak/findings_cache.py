@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final, Optional
 
 from torchleak.analysis.settings import Settings
-from torchleak.cache import Cache, cache_directory, enabled_by_environment, fingerprint
+from torchleak.cache import Cache, cache_at, cache_directory, enabled_by_environment, fingerprint
 from torchleak.rule import Finding, Offer, TextEdit
 
 NAMESPACE: Final = "findings"
@@ -54,11 +54,6 @@ def code_stamp() -> str:
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=16)
-def _cache_at(directory: Path) -> Optional[Cache]:
-    return Cache.at(directory)
-
-
 def slot_for(source: str, settings: Settings, codes: Collection[str], fixes: bool) -> Optional[Slot]:
     """The slot of the file ``settings.origin`` names, or None: no origin (stdin), the cache
     switched off, or its directory cannot be created."""
@@ -66,7 +61,7 @@ def slot_for(source: str, settings: Settings, codes: Collection[str], fixes: boo
     if origin is None or not origin.use_cache or not enabled_by_environment():
         return None
     root, directory = cache_directory(origin.path, origin.cache_dir)
-    cache = _cache_at(directory)
+    cache = cache_at(directory)
     if cache is None:
         return None
     try:

@@ -50,6 +50,7 @@ from torchleak.analysis.summaries import (
 )
 from torchleak.analysis.values import Value
 from torchleak.cache import Cache, cache_directory, enabled_by_environment, find_root, fingerprint  # noqa: F401 (find_root: re-exported)
+from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
@@ -779,7 +780,7 @@ class ProjectIndex:
         try:
             kept = self._texts.get(module)
             source = kept[0] if kept is not None else (self.root / module).read_bytes().decode("utf-8-sig")
-            parsed = cst.parse_module(source)
+            parsed = parse_module(source)
             tree = kept[1] if kept is not None else ast.parse(source)
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, SyntaxError, RecursionError, ValueError, MemoryError):
             return None

@@ -905,6 +905,12 @@ def _takes_only_given_arguments(definition: cst.FunctionDef, positional: Sequenc
     return required <= len(positional) and (len(positional) <= len(params) or isinstance(definition.params.star_arg, cst.Param))
 
 
+def _keeps_its_arguments(summary: Summary) -> bool:
+    """The function stores, sums or carries a value computed from its parameters (other than
+    its object) into state that outlives the call."""
+    return any(effect.kind in ("store", "accumulate", "carry") and bool(effect.value.params - {0}) for effect in summary.effects)
+
+
 def _emptied_by_del(target: cst.BaseExpression) -> Optional[str]:
     """``self.states`` for ``del self.states[:]`` (and ``del self.stats[key][:]``); None for
     any other deletion."""
@@ -1454,12 +1460,16 @@ def _walk(
     return context.facts
 
 
+#: Methods that add to a container without taking anything out of it.
+_GROWING_METHODS: Final = frozenset({"append", "extend", "add", "insert", "appendleft"})
+
+
 def _keeps_a_graph_on_its_object(function: Function, facts: FileFacts, externals: Externals) -> bool:
     """The function stores or sums into its object's state a graph it computes itself, in a
     container that only ever grows (a log: nothing but its constructor empties or rebinds it,
     so no caller can be bounding it between calls)."""
     return any(
-        effect.kind in ("store", "accumulate") and effect.value.attached  # (whatever else it takes from its arguments)
+        effect.value.attached  # (whatever else it takes from its arguments)
         and effect.target.startswith("self.") and _only_grows(effect, facts, externals)
         for effect in function.summary.effects
     )
@@ -1468,7 +1478,7 @@ def _keeps_a_graph_on_its_object(function: Function, facts: FileFacts, externals
 def _only_grows(effect: Effect, facts: FileFacts, externals: Externals) -> bool:
     """No method of the class that keeps the value (``Logger`` for ``Logger.log_stat``),
     besides its constructor, does anything to that attribute but add to it."""
-    if effect.kind != "store" or effect.method not in ("append", "extend", "add", "insert", "appendleft"):
+    if effect.kind != "store" or effect.method not in _GROWING_METHODS:
         return False
     cls, _, _ = effect.where.rpartition(".")
     if not cls:
@@ -1478,23 +1488,23 @@ def _only_grows(effect: Effect, facts: FileFacts, externals: Externals) -> bool:
         found = externals.classes.get(class_key(module, cls))
         if found is None:
             return False
-        methods = [(name, summary) for name, summary in found.methods.items()]
+        methods = list(found.methods.items())
     else:
         methods = [(function.name.rsplit(".", 1)[-1], function.summary) for function in facts.functions if function.cls == cls]
-    attribute = None
+    # the attribute as the storing method names it (``self.stats``, where the caller sees ``self.logger.stats``)
     storing = effect.where.rpartition(".")[2]
-    for name, summary in methods:
-        if name == storing:
-            for own in summary.effects:
-                if own.where == effect.where and own.kind == "store":
-                    attribute = own.target
+    attribute = next(
+        (own.target for name, summary in methods if name == storing for own in reversed(summary.effects)
+         if own.where == effect.where and own.kind == "store"),
+        None,
+    )
     if attribute is None or not attribute.startswith("self."):
         return False
     return not any(
-        other.target == attribute or other.target.startswith(attribute + ".") or other.target.startswith(attribute + "[")
+        other.target == attribute or other.target.startswith((attribute + ".", attribute + "["))
         for name, summary in methods if name != "__init__"
         for other in summary.effects
-        if not (other.kind == "store" and other.method in ("append", "extend", "add", "insert", "appendleft"))
+        if not (other.kind == "store" and other.method in _GROWING_METHODS)
     )
 
 
@@ -3222,15 +3232,10 @@ class _Walker:
         return None
 
     def _keeps_arguments(self, definition: cst.FunctionDef) -> bool:
-        """A function of the file stores or accumulates a value computed from its parameters
-        (other than its object) into state that outlives the call."""
+        """A function of the file that keeps what it is given (``_keeps_its_arguments``)."""
         if id(definition) in self.context.in_progress:
             return False
-        summary = self.walk_function(definition, inherited_no_grad=False).summary
-        return any(
-            effect.kind in ("store", "accumulate", "carry") and bool(effect.value.params - {0})
-            for effect in summary.effects
-        )
+        return _keeps_its_arguments(self.walk_function(definition, inherited_no_grad=False).summary)
 
     def _call(self, node: cst.Call) -> Value:
         func = node.func
@@ -3634,10 +3639,7 @@ class _Walker:
                 # typically built by the entry script from a class of another module that this
                 # file never imports: the one class of the project whose method keeps what it
                 # is given.
-                keeping = [
-                    candidate for candidate in self.context.externals.project_methods_named(name)
-                    if any(effect.kind in ("store", "accumulate", "carry") and effect.value.params - {0} for effect in candidate.effects)
-                ]
+                keeping = [candidate for candidate in self.context.externals.project_methods_named(name) if _keeps_its_arguments(candidate)]
                 if len(keeping) == 1:
                     return keeping[0]
         return None

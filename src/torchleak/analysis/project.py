@@ -570,12 +570,17 @@ class ProjectIndex:
         ``meters``, ...) -> the files with such a line, in file order: built in one pass over the
         project's text, where a regular expression per module read it all again each time."""
         if self._imported_words is None:
-            self._imported_words = {}
-            for candidate, text in self._project_sources():
-                words = {word for line in _IMPORT_LINE.findall(text) for word in _WORD.findall(line)}
-                for word in words:
-                    self._imported_words.setdefault(word, []).append(candidate)
+            self._imported_words = self._files_by_word(lambda text: {word for line in _IMPORT_LINE.findall(text) for word in _WORD.findall(line)})
         return self._imported_words
+
+    def _files_by_word(self, words: Callable[[str], set[str]]) -> dict[str, list[str]]:
+        """Each word ``words`` finds in a file of the project -> the files it is found in, in
+        file order (one pass over the project's text)."""
+        found: dict[str, list[str]] = {}
+        for candidate, text in self._project_sources():
+            for word in words(text):
+                found.setdefault(word, []).append(candidate)
+        return found
 
     def _project_sources(self) -> list[tuple[str, str]]:
         """Every Python file of the project (virtualenvs, hidden and build folders left out)
@@ -789,11 +794,13 @@ class ProjectIndex:
         externals.path = module
         externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
         externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module))
-        if plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments:
-            # (as when the module itself is linted: a file the pre-filter drops is never analysed
-            # there, so its methods are not taken as per-batch here either, and each caller
-            # reports what they keep)
-            externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module, in_loops=True))
+        # (as when the module itself is linted: a file the pre-filter drops is never analysed
+        # there, so its methods are not taken as per-batch here either, and each caller reports
+        # what they keep; the pre-filter runs only if the analysis asks)
+        externals.called_per_batch_by_importers = _Lazy(
+            lambda: self._called_with_grad_by_importers(module, in_loops=True)
+            if plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments else frozenset()
+        )
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
         except Exception:  # a bug analysing a helper must not cost the linted file its analysis
@@ -964,10 +971,7 @@ class ProjectIndex:
         files' text first (one pass over the project for every method name), then in the
         outlines of the files that have it; only the modules of those classes are summarised."""
         if self._method_files is None:
-            self._method_files = {}
-            for candidate, text in self._project_sources():
-                for name in set(_METHOD_DEF.findall(text)):
-                    self._method_files.setdefault(name, []).append(candidate)
+            self._method_files = self._files_by_word(lambda text: set(_METHOD_DEF.findall(text)))
         owners = [
             (module, cls)
             for module in self._method_files.get(method, ())

@@ -276,8 +276,8 @@ class RetainGraphUnneeded(Rule):
             return None
         if report.fields.get("until") == _UNTIL_RELEASED:
             return None  # every loss but the last needs the graph: the edit is the user's choice
-        if "built before the loop" in report.fields.get("reason", ""):
-            return None  # removed alone, the next backward would fail on the freed graph
+        if call.loop is not None and unstepped_pre_loop_graph(call, call.loop):
+            return None  # retained for a graph built before the loop: removed alone, the next backward would fail on it
         later = later_backward(call.function, call.seq)
         return Fix(
             "unsafe" if later else "safe",

@@ -5436,3 +5436,141 @@ class TestHeldOutRoundElevenShapes:
                     model.run_train_iter(tasks)
         """
         assert self.findings(src) == []
+
+
+class TestModuleElementsAndPeriodicResets:
+    """Session 24: a module taken out of an ``nn.ModuleList`` is a module; scaling state by a
+    graph carries it; a reset that runs on some calls only does not empty what every call adds;
+    an object handed in and called with two arguments runs the file's one callable taking them."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_module_list_element_called_by_index_or_in_a_comprehension_returns_a_graph(self):
+        from torchleak.analysis import flow
+        from torchleak.analysis.settings import Settings
+
+        src = dedent("""
+            import torch
+            import torch.nn as nn
+
+            class Heads:
+                def __init__(self, n):
+                    self.heads = nn.ModuleList([nn.Linear(8, 2) for _ in range(n)])
+
+                def by_index(self, x):
+                    return self.heads[0](x)
+
+                def by_comprehension(self, x):
+                    return torch.cat([head(x) for head in self.heads])
+        """)
+        facts = flow.analyse(cst.parse_module(src), Settings())
+        returns = {fn.name: fn.returns for fn in facts.functions}
+        assert returns["Heads.by_index"].attached
+        assert returns["Heads.by_comprehension"].attached
+
+    def test_state_scaled_in_place_by_a_graph_in_a_helper_is_reported_at_the_scaling(self):
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Mixer:
+                def __init__(self):
+                    self.experts = nn.ModuleList([nn.Linear(4, 3), nn.Linear(4, 3)])
+                    self.weights = torch.ones(2)
+
+                def learn(self, x, y):
+                    errors = [F.cross_entropy(expert(x), y) for expert in self.experts]
+                    torch.stack(errors).sum().backward()
+                    for k in range(2):
+                        self.weights[k] *= torch.exp(-errors[k])
+                    self.weights = self.weights / self.weights.sum()
+
+            mixer = Mixer()
+            for x, y in loader:
+                mixer.learn(x, y)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(15, "TLK103")]
+        assert "self.weights[k] *=" in dedent(src).splitlines()[14]
+        assert "in learn" in found[0][2]
+
+    def test_a_list_cleared_every_hundred_calls_keeps_the_graphs_of_the_calls_between(self):
+        src = """
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Learner:
+                def __init__(self):
+                    self.net = nn.Linear(4, 3)
+                    self.recent = []
+
+                def fit_batch(self, x, y):
+                    loss = F.cross_entropy(self.net(x), y)
+                    loss.backward()
+                    self.recent.append(loss)
+                    if len(self.recent) == 100:
+                        print(sum(float(v) for v in self.recent) / 100)
+                        self.recent.clear()
+
+            learner = Learner()
+            for x, y in loader:
+                learner.fit_batch(x, y)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(20, "TLK102")]
+        assert "Learner.fit_batch stores it in learner.recent" in found[0][2]
+
+    def test_a_list_cleared_on_every_call_is_silent(self):
+        src = """
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Learner:
+                def __init__(self):
+                    self.net = nn.Linear(4, 3)
+                    self.recent = []
+
+                def fit_batch(self, x, y):
+                    loss = F.cross_entropy(self.net(x), y)
+                    loss.backward()
+                    self.recent.append(loss)
+                    print(sum(float(v) for v in self.recent))
+                    self.recent.clear()
+
+            learner = Learner()
+            for x, y in loader:
+                learner.fit_batch(x, y)
+        """
+        assert self.findings(src) == []
+
+    def test_a_criterion_handed_in_and_called_with_two_arguments_runs_the_files_one_such_module(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class PairLoss(nn.Module):
+                def forward(self, net, batch):
+                    scores = net(batch["x"])
+                    total = scores.pow(2).sum()
+                    return total, {"total": total, "n": len(batch["x"])}
+
+            class Runner:
+                def __init__(self, net, criterion):
+                    self.net = net
+                    self.criterion = criterion
+                    self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                    self.records = []
+
+                def step(self, batch):
+                    self.opt.zero_grad()
+                    total, record = self.criterion(self.net, batch)
+                    total.backward()
+                    self.opt.step()
+                    self.records.append(record)
+
+                def epoch(self, batches):
+                    for batch in batches:
+                        self.step(batch)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK102")]

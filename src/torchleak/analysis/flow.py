@@ -897,6 +897,31 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+def _resets_on_some_calls(summary: Summary, reset: Effect) -> bool:
+    """A reset in a branch its function's stores into the same state are not in
+    (``if len(self.losses) % 1000 == 0: self.losses.clear()`` after an append): most calls
+    keep what they add."""
+    depths = [e.depth for e in summary.effects if e.target == reset.target and e.kind in ("store", "accumulate", "carry")]
+    return bool(depths) and reset.depth > min(depths)
+
+
+def _holds_modules(iterable: Value) -> bool:
+    """An ``nn.ModuleList`` (or a list) whose modules the file shows."""
+    return iterable.kind in (Kind.MODULE, Kind.CONTAINER) and bool(iterable.elements) and all(
+        e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in iterable.elements or ()
+    )
+
+
+def _iterated_element(iterable: Value) -> Value:
+    """What a loop over ``iterable`` binds at each step: one of its modules (``for layer in
+    self.layers``), a parameter (``for p in model.parameters()``), or a part of its value."""
+    if _holds_modules(iterable):
+        return join(*(iterable.elements or ()))
+    if iterable.leaf and iterable.kind is Kind.CONTAINER:
+        return LEAF
+    return iterable.part() if iterable.attached or iterable.params else UNKNOWN
+
+
 def _takes_only_given_arguments(definition: cst.FunctionDef, positional: Sequence[cst.Arg]) -> bool:
     """A method that takes exactly that many positional arguments after ``self``: every
     parameter without a default is given, and none is given beyond its parameters."""
@@ -2364,11 +2389,15 @@ class _Walker:
             return key  # a global
         return None
 
-    def _effect(self, effect: Effect, inner: Optional[cst.CSTNode] = None) -> None:
+    def _effect(self, effect: Effect, inner: Optional[cst.CSTNode] = None) -> Effect:
+        """Record ``effect`` in the function's summary, at the branch depth it happens; the
+        effect as recorded (``effect_nodes`` and ``effect_stores`` are keyed by it)."""
         if type(self.function.node) is cst.FunctionDef:
+            effect = replace(effect, depth=effect.depth + self.branch_depth)
             self.function.summary.effects.append(effect)
             self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
+        return effect
 
     def _store(
         self,
@@ -2389,8 +2418,7 @@ class _Walker:
         if outside is not None and (value.attached or value.params) and not self._in_batch_loop():
             if method == "[]=" and not index:
                 return  # one slot overwritten each call holds one value
-            effect = Effect("store", outside, value, self.function.name, method)
-            self._effect(effect)
+            effect = self._effect(Effect("store", outside, value, self.function.name, method))
             if not value.attached and type(self.function.node) is cst.FunctionDef:
                 self.function.effect_stores[id(effect)] = Store(
                     node, self.context.seq, self.loop, self.function, container, key, method, value_node, value, index
@@ -2495,11 +2523,18 @@ class _Walker:
             self._store(node, node.target, key, "+=", node.value, value)
         else:
             operator = self._code(node.operator).strip()
-            if value.attached:
+            if value.attached and operator in ("*=", "/=") and type(node.target) is cst.Subscript:
+                # ``w[k] *= torch.exp(-err)``: a slot of a state rescaled by a graph, carried
+                # into the next iteration (as ``ema[k] = 0.9 * ema[k] + x`` is), not a total
+                self._binding(node, key, combine(self._lookup(key), value), mentions(node.value) | {key}, fed=True)
+            elif value.attached:
                 self._accumulation(node, node.target, key, operator, node.value, value)
             outside = self._outside_target(key)
             if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/=") and not self._in_batch_loop():
-                self._effect(Effect("accumulate", outside, value, self.function.name, operator))
+                # (scaling state by a graph, ``self.alpha[i] *= torch.pow(b, loss)``, chains the
+                # next call's graph onto this one: a carried state, not a running total)
+                kind = "carry" if operator in ("*=", "/=") and value.attached else "accumulate"
+                self._effect(Effect(kind, outside, value, self.function.name, operator))
         if value.attached:
             held = self._lookup(key)
             if type(node.target) is cst.Subscript and held.kind is Kind.CONTAINER:
@@ -2531,16 +2566,11 @@ class _Walker:
         ):
             loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
-        element = iterable.part() if iterable.attached or iterable.params else UNKNOWN
-        if iterable.kind in (Kind.MODULE, Kind.CONTAINER) and iterable.elements and all(
-            e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in iterable.elements
-        ):
-            element = join(*iterable.elements)  # ``for layer in self.layers``: one of its modules
+        element = _iterated_element(iterable)
+        if _holds_modules(iterable):
             owner = dotted(node.iter)
             if type(node.target) is cst.Name and owner is not None:
                 self.module_aliases[node.target.value] = self.module_aliases.get(owner, owner)
-        if iterable.leaf and iterable.kind is Kind.CONTAINER:
-            element = LEAF  # ``for p in model.parameters()``
         self._note_parameter_owners(node.iter, node.target)
         pairs = self._iterated_pairs(node.target, node.iter)
         if pairs is not None:
@@ -3146,7 +3176,9 @@ class _Walker:
             iterable = self.evaluate(clause.iter)
             for key in mentions(clause.target):
                 saved.setdefault(key, self.env.get(key))
-                self.env[key] = iterable.part() if iterable.attached or iterable.params else UNKNOWN
+                self.env[key] = _iterated_element(iterable) if type(clause.target) is cst.Name else (
+                    iterable.part() if iterable.attached or iterable.params else UNKNOWN
+                )
                 # (``[autograd.grad(loss, ...) for loss in losses]`` differentiates ``losses``)
                 self._flow(mentions(clause.iter), key)
                 self._data_flow(clause.iter, key)
@@ -3202,6 +3234,8 @@ class _Walker:
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
             found = self.context.method(owner.cls, method)
+            if found is None and dotted(func.value) == "self" and self._lookup(f"self.{method}").kind is Kind.UNKNOWN:
+                return self._only_callable_taking(args)  # ``self.loss_fn(self.model, sample)``
             if found is not None and dotted(func.value) == "self" and _is_stub(found):
                 # ``self.train_step(batch)`` in a base class whose own is abstract: what the
                 # subclass of the file that implements it does (one implementation only)
@@ -3383,7 +3417,8 @@ class _Walker:
             return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was
         if receiver.params and method is not None:
             return Value(State.UNKNOWN, params=receiver.params, via_entries=receiver.via_entries)  # a parameter's method: depends on the argument
-        callee = self._lookup(key) if key is not None else UNKNOWN
+        # (``self.heads[i](x)``: the callee is an expression, its value was recorded by ``_call``)
+        callee = self._lookup(key) if key is not None else self.values.get(id(func), UNKNOWN)
         if callee.kind is Kind.MODULE:
             if self._loss_helper_given_no_graph(node, receiver, arguments):
                 return UNKNOWN
@@ -3600,6 +3635,23 @@ class _Walker:
         if called.kind is Kind.INSTANCE and called.cls is not None:
             return self.context.method(called.cls, "__call__")
         return None
+
+    def _only_callable_taking(self, args: Sequence[cst.Arg]) -> Optional[cst.FunctionDef]:
+        """For an object handed in from outside and called (``self.loss_fn(self.model, sample)``):
+        the one class of the file whose instances, called, take exactly those arguments (a
+        module's ``forward``, or ``__call__``), when no other class of the file could be it."""
+        positional = [arg for arg in args if arg.keyword is None and not arg.star]
+        if len(positional) < 2 or len(positional) != len(args):
+            return None  # (one argument fits any model: ``self.net(x)`` tells nothing)
+        found = []
+        for info in self.context.classes.values():
+            if info.name == self.function.cls:
+                continue  # (not the object calling it)
+            entry = info.methods.get("forward") if info.is_module else None
+            entry = entry or info.methods.get("__call__")
+            if entry is not None and not _is_stub(entry) and _takes_only_given_arguments(entry, positional):
+                found.append(entry)
+        return found[0] if len(found) == 1 else None
 
     def _imported_callee(self, func: cst.BaseExpression, receiver: Value) -> Union[Summary, ClassSummary, None]:
         """The function, method or class of another module of the project that a callee names."""
@@ -3914,6 +3966,7 @@ class _Walker:
             (dotted(node.func.value) is None and _element_owner(node.func.value) is not None)
             or (dotted(node.func.value) is not None and self._iterated_container(dotted(node.func.value) or "") is not None)
         )
+        carried_in_callee: set[str] = set()
         for effect in summary.effects:
             key = self._target_at_call(node, effect.target, summary)
             if key is None or (in_container and effect.kind in ("reset", "set", "carry")):
@@ -3933,6 +3986,12 @@ class _Walker:
                 self._effect(replace(effect, target=outside))
             for prefix in key_prefixes(key):
                 self._read(prefix)
+            if effect.kind == "reset" and _resets_on_some_calls(summary, effect):
+                # (what it keeps survives most calls: as a reset in a branch of the caller's loop)
+                self.branch_depth += 1
+                self._binding(statement, key, DETACHED, set(), via=via)
+                self.branch_depth -= 1
+                continue
             if effect.kind == "reset":
                 self.env[key] = value
                 self._binding(statement, key, DETACHED, set(), via=via)
@@ -4000,8 +4059,14 @@ class _Walker:
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:
                     # ``ema_p.mul_(a).add_(p)`` in a helper, or a method rebinding its object's
-                    # state (``self.past = out.past_key_values``): the fix goes in the helper
-                    self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=callee.name)
+                    # state (``self.past = out.past_key_values``): the fix goes in the helper, at
+                    # its first update that mixes in a graph (the later ones only pass it on)
+                    if key in carried_in_callee:
+                        self.env[key] = value
+                        continue
+                    if value.attached:
+                        carried_in_callee.add(key)
+                    self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:
                         self.context.facts.top_of[id(where)] = top

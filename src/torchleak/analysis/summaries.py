@@ -35,6 +35,9 @@ class Effect:
     #: For a function of another module: the file and line of the statement
     #: (``utils.py:25``), so that a finding at the call site can say where the helper acts.
     origin: str = ""
+    #: How many branches deep the statement sits in its function: a reset deeper than the
+    #: stores it undoes runs on some calls only (``if len(self.losses) % 1000 == 0: ...clear()``).
+    depth: int = 0
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
@@ -42,6 +45,8 @@ class Effect:
             data["method"] = self.method
         if self.origin:
             data["origin"] = self.origin
+        if self.depth:
+            data["depth"] = self.depth
         return data
 
     @classmethod
@@ -56,6 +61,7 @@ class Effect:
             str(data["where"]),
             str(data.get("method", "")),
             str(data.get("origin", "")),
+            int(cast(int, data.get("depth", 0))),
         )
 
 

@@ -5574,3 +5574,232 @@ class TestModuleElementsAndPeriodicResets:
                         self.step(batch)
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK102")]
+
+    def test_a_buffer_blended_in_place_from_the_input_in_a_forward_carries_it(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Standardise(nn.Module):
+                def __init__(self, n, m=0.05):
+                    super().__init__()
+                    self.m = m
+                    self.register_buffer("centre", torch.zeros(n))
+
+                def forward(self, x):
+                    mu = x.mean(0)
+                    self.centre[:] = self.centre * (1 - self.m) + mu * self.m
+                    return x - mu
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Linear(4, 4)
+                    self.std = Standardise(4)
+
+                def forward(self, x):
+                    return self.std(self.body(x))
+
+            model = Model()
+            opt = torch.optim.Adam(model.parameters())
+            for x in loader:
+                opt.zero_grad()
+                model(x).square().mean().backward()
+                opt.step()
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(13, "TLK103")]
+        assert "Standardise.forward" in found[0][2]
+
+    def test_what_a_submodule_forward_keeps_is_named_as_it_keeps_it_not_as_the_call_result(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Probe(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                    self.trace = []
+
+                def forward(self, x):
+                    self.trace.append(x.norm(dim=1))
+                    return self.proj(x)
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.enc = nn.Linear(4, 4)
+                    self.probe = Probe()
+
+                def forward(self, x):
+                    return self.probe(self.enc(x))
+
+            model = Model()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(12, "TLK102")]
+        assert "x.norm(dim=1).detach()" in found[0][2] and "self.probe(" not in found[0][2]
+
+    def test_a_helper_writing_slots_keyed_by_what_it_is_given_grows_per_call(self):
+        src = """
+            import torch
+
+            class Miner:
+                def __init__(self, net, opt):
+                    self.net, self.opt = net, opt
+                    self.hardest = {}
+
+                def remember(self, ids, scores):
+                    for j, uid in enumerate(ids):
+                        self.hardest[uid] = scores[j].max()
+
+                def fit(self, loader):
+                    for ids, x, y in loader:
+                        scores = self.net(x)
+                        loss = (scores - y).pow(2).mean()
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+                        self.remember(ids, scores)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK102")]
+
+    def test_a_helper_writing_the_same_named_slots_every_call_holds_one_of_each(self):
+        src = """
+            import torch
+
+            class Miner:
+                def __init__(self, net, opt):
+                    self.net, self.opt = net, opt
+                    self.latest = {}
+
+                def remember(self, scores):
+                    for name in ("low", "high"):
+                        self.latest[name] = scores.max()
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        scores = self.net(x)
+                        loss = (scores - y).pow(2).mean()
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+                        self.remember(scores)
+        """
+        assert self.findings(src) == []
+
+    def test_a_helper_that_sees_an_argument_only_through_detach_hands_back_none_of_its_graph(self):
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            class Pair:
+                def __init__(self, gen, critic):
+                    self.gen, self.critic = gen, critic
+                    self.opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+                    self.opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+
+                def critic_loss(self, real, made):
+                    return F.softplus(self.critic(made.detach())).mean() - self.critic(real).mean()
+
+                def gen_loss(self, made):
+                    return -self.critic(made).mean()
+
+                def step(self, real, z):
+                    made = self.gen(z)
+                    self.opt_c.zero_grad()
+                    c = self.critic_loss(real, made)
+                    c.backward(retain_graph=True)
+                    self.opt_c.step()
+                    self.opt_g.zero_grad()
+                    self.gen_loss(made).backward()
+                    self.opt_g.step()
+
+            def fit(pair, batches):
+                for real, z in batches:
+                    pair.step(real, z)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(21, "TLK201")]
+
+    def test_the_same_retain_is_needed_when_the_helper_keeps_the_argument_s_graph(self):
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            class Pair:
+                def __init__(self, gen, critic):
+                    self.gen, self.critic = gen, critic
+                    self.opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+                    self.opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+
+                def critic_loss(self, real, made):
+                    return F.softplus(self.critic(made)).mean() - self.critic(real).mean()
+
+                def step(self, real, z):
+                    made = self.gen(z)
+                    self.opt_c.zero_grad()
+                    c = self.critic_loss(real, made)
+                    c.backward(retain_graph=True)
+                    self.opt_c.step()
+                    self.opt_g.zero_grad()
+                    (-c).backward()
+                    self.opt_g.step()
+
+            def fit(pair, batches):
+                for real, z in batches:
+                    pair.step(real, z)
+        """
+        assert self.findings(src) == []
+
+    def test_a_ring_buffer_advancing_its_position_keeps_one_graph_per_call(self):
+        src = """
+            import torch
+
+            class Ring:
+                def __init__(self, size):
+                    self.size, self.slots, self.at = size, [None] * size, 0
+
+                def put(self, *items):
+                    self.slots[self.at] = tuple(items)
+                    self.at = (self.at + 1) % self.size
+
+            def train(policy, opt, batches, ring):
+                for obs, ret in batches:
+                    logp = policy(obs).log_softmax(-1).max(-1).values
+                    loss = -(logp * ret).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    ring.put(obs, logp)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(19, "TLK102")]
+
+    def test_a_recursive_helper_named_for_detaching_returns_no_graph(self):
+        src = """
+            import torch
+
+            def detach_all(obj):
+                if isinstance(obj, torch.Tensor):
+                    return obj.detach()
+                if isinstance(obj, dict):
+                    return {k: detach_all(v) for k, v in obj.items()}
+                return obj
+
+            def run(model, opt, batches):
+                kept = []
+                for x, y in batches:
+                    out = model(x)
+                    loss = (out - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    kept.append(detach_all({"out": out, "loss": loss}))
+                return kept
+        """
+        assert self.findings(src) == []

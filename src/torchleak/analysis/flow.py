@@ -573,10 +573,25 @@ def _record(info: ClassInfo, node: cst.Call, arguments: list[Value]) -> Value:
 _FIELD_CLASS_DECORATORS: Final = frozenset({"dataclass", "define", "frozen", "mutable", "attrs", "s"})
 
 
+def _detaching_helper(definition: cst.FunctionDef) -> bool:
+    """A function named for detaching (``detach_tree``, ``repackage_hidden``) whose own body
+    calls ``.detach()`` and calls itself: it detaches what it walks through."""
+    name = definition.name.value.lower()
+    if "detach" not in name and "repackage" not in name:
+        return False
+    calls = [node for node in subtree(definition.body) if type(node) is cst.Call]
+    return any(type(call.func) is cst.Attribute and call.func.attr.value == "detach" for call in calls) and any(
+        type(call.func) is cst.Name and call.func.value == definition.name.value for call in calls
+    )
+
+
 def _only_names(node: cst.BaseExpression) -> bool:
-    """``v``, ``(step, v)``, ``{"loss": v}``: names and constants packed, nothing computed."""
+    """``v``, ``(step, v)``, ``{"loss": v}``, ``tuple(args)``: names and constants packed,
+    nothing computed."""
     if type(node) is cst.Name or isinstance(node, (cst.BaseNumber, cst.BaseString)):
         return True
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("tuple", "list") and len(node.args) == 1:
+        return _only_names(node.args[0].value)
     if isinstance(node, (cst.Tuple, cst.List)):
         return all(type(element) is cst.Element and _only_names(element.value) for element in node.elements)
     if type(node) is cst.Dict:
@@ -691,15 +706,28 @@ def _backwards_in(body: cst.CSTNode) -> bool:
 
 
 def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
-    """``d[k]`` or ``d.get(k, 0)`` for the target ``d[k]``."""
+    """``d[k]`` or ``d.get(k, 0)`` for the target ``d[k]``; ``buf`` itself for ``buf[:]`` (every
+    slot: ``self.stored_mean[:] = self.stored_mean * (1 - m) + mean * m``)."""
     if type(node) is cst.Subscript:
         return node.deep_equals(target)
+    if _whole(target) and node.deep_equals(target.value):
+        return True
     if (
         type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "get"
         and node.args and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
     ):
         return node.func.value.deep_equals(target.value) and node.args[0].value.deep_equals(target.slice[0].slice.value)
     return False
+
+
+def _whole(target: cst.Subscript) -> bool:
+    """``buf[:]`` or ``buf[...]``: every element."""
+    if len(target.slice) != 1:
+        return False
+    part = target.slice[0].slice
+    if type(part) is cst.Slice:
+        return part.lower is None and part.upper is None and part.step is None
+    return type(part) is cst.Index and type(part.value) is cst.Ellipsis
 
 
 def _is_cutting_call(call: cst.Call) -> bool:
@@ -895,6 +923,31 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if operands is not None:
         return [term for operand in operands for term in additive_terms(operand)]
     return [node]
+
+
+def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) -> bool:
+    """An assignment to ``target`` computed from nothing but ``target`` itself (and functions
+    an import binds: ``self.alpha / torch.sum(self.alpha)``)."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    if type(statement) is not cst.Assign:
+        return False
+    return all(target in key_prefixes(name) or aliases.binds(name.split(".")[0]) for name in data_mentions(statement.value))
+
+
+def _argument_keyed(callee: Function, store: Store) -> frozenset[str]:
+    """``{"<argument>"}`` when ``callee`` writes a slot keyed by what it is given
+    (``self.bank[sid] = ...`` for each ``sid`` of its ``scan_ids``) or by a counter it advances
+    (``self.buffer[self.position] = ...`` then ``self.position = (self.position + 1) % n``):
+    another slot each call."""
+    if store.method != "[]=" or not store.index_mentions:
+        return frozenset()
+    given = set(callee.summary.parameters) - {"self", "cls"}
+    advanced = any(
+        binding.key in store.index_mentions and binding.key.startswith("self.") and binding.key in binding.mentions
+        for binding in callee.bindings
+    )
+    return frozenset({"<argument>"}) if advanced or callee.sources_of(set(store.index_mentions)) & given else frozenset()
 
 
 def _resets_on_some_calls(summary: Summary, reset: Effect) -> bool:
@@ -1128,6 +1181,10 @@ class _FileContext:
     imported_forwards: dict[int, Summary] = field(default_factory=dict)
     #: The summary applied at each call of a function of the file or the project, by ``id``.
     applied: dict[int, Summary] = field(default_factory=dict)
+    #: ``id`` of arguments no graph flows out of through the call: the callee's result is not
+    #: computed from them, or only through ``.detach()`` (``fake`` in ``compute_D_loss(real, fake)``
+    #: whose discriminator sees ``fake.detach()``).
+    cut_arguments: set[int] = field(default_factory=set)
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -2133,10 +2190,13 @@ class _Walker:
         ``{"t": t, "log_prob": lp}``)."""
         # (``_names_read`` with that test inlined: it runs for every node of every value bound)
         values = self.values
+        cut = self.context.cut_arguments
         found: set[str] = set()
         stack: list[cst.CSTNode] = [node]
         while stack:
             current = stack.pop()
+            if id(current) in cut:
+                continue  # an argument whose graph the call's result does not carry
             kind = type(current)
             if kind is cst.Name:
                 found.add(current.value)  # type: ignore[attr-defined]
@@ -3214,7 +3274,10 @@ class _Walker:
                 # the module's function of that name).
                 plain = [definition for definition in definitions if id(definition) not in self.context.owner]
                 return (plain or definitions)[-1]
-            return self._instance_call(func)
+            instance = self._instance_call(func)
+            if instance is None and func.value in self.parameters and self._lookup(func.value).kind is Kind.UNKNOWN:
+                return self._only_callable_taking(args)  # ``dino_loss(student_out, teacher_out)``, handed in
+            return instance
         if type(func) is not cst.Attribute:
             return None
         if _is_super(func.value):
@@ -3234,7 +3297,7 @@ class _Walker:
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
             found = self.context.method(owner.cls, method)
-            if found is None and dotted(func.value) == "self" and self._lookup(f"self.{method}").kind is Kind.UNKNOWN:
+            if found is None and dotted(func.value) == "self" and self._only_own_methods(owner.cls) and self._lookup(f"self.{method}").kind is Kind.UNKNOWN:
                 return self._only_callable_taking(args)  # ``self.loss_fn(self.model, sample)``
             if found is not None and dotted(func.value) == "self" and _is_stub(found):
                 # ``self.train_step(batch)`` in a base class whose own is abstract: what the
@@ -3343,7 +3406,12 @@ class _Walker:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
         definition = self._resolve(func, node.args)
         if definition is not None and definition.name.value != "__init__":
-            return self._apply_summary(node, definition, receiver, arguments)
+            applied = self._apply_summary(node, definition, receiver, arguments)
+            if _detaching_helper(definition) and not applied.detached:
+                # ``detach_tree(obj)``, recursing through dicts and lists to ``obj.detach()``:
+                # the summary cannot follow the recursion, its name and body say what it does
+                return applied.with_state(State.DETACHED)
+            return applied
         if definition is not None or (type(func) is cst.Name and func.value in self.context.classes):
             cls_name = func.value if type(func) is cst.Name else ""
             if definition is not None:
@@ -3354,6 +3422,8 @@ class _Walker:
                 return _record(info, node, arguments)
             return Value(State.DETACHED, Kind.MODULE if info is not None and info.is_module else Kind.INSTANCE, cls=cls_name)
         imported = self._imported_callee(func, receiver) if definition is None else None
+        if imported is None and definition is None:
+            imported = self._handed_in_method(func, receiver)
         if imported is not None:
             return self._apply_imported(node, imported, receiver, arguments)
         constructed = self._constructed(node, name, identifier, positional)
@@ -3548,7 +3618,14 @@ class _Walker:
                 self._read(prefix)
             origin = f" in {self.context.externals.shown(effect.origin)}" if effect.origin else ""  # a module class of another file
             via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
-            if effect.kind == "store":
+            inner = self._callee_store(callee, effect)
+            if effect.kind == "store" and inner is not None:
+                # reported at the forward's statement, naming what it stores (not the call's result)
+                self.function.stores.append(
+                    Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
+                          inner.value_node, value, frozenset({"<call>"}), via, callee.name, given=True)
+                )
+            elif effect.kind == "store":
                 self.function.stores.append(
                     Store(where, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "append", node, value, frozenset({"<call>"}), via)
                 )
@@ -3636,6 +3713,14 @@ class _Walker:
             return self.context.method(called.cls, "__call__")
         return None
 
+    def _only_own_methods(self, cls: str) -> bool:
+        """The class inherits no method the file does not show (not a module, no base from
+        elsewhere): a ``self.<name>(...)`` it does not define calls an object it was given."""
+        chain = self.context.class_chain(cls)
+        return not any(info.is_module for info in chain) and all(
+            base in self.context.classes or base == "object" for info in chain for base in info.bases
+        )
+
     def _only_callable_taking(self, args: Sequence[cst.Arg]) -> Optional[cst.FunctionDef]:
         """For an object handed in from outside and called (``self.loss_fn(self.model, sample)``):
         the one class of the file whose instances, called, take exactly those arguments (a
@@ -3696,6 +3781,21 @@ class _Walker:
                     return keeping[0]
         return None
 
+    def _handed_in_method(self, func: cst.BaseExpression, receiver: Value) -> Optional[Summary]:
+        """``dqn.act_q(state)`` on an object handed in (a parameter, or ``self.x`` its
+        ``__init__`` was given) whose class this file neither shows nor imports: the method of
+        the one class of the project that defines a method of that name (``Agent.act_q`` of
+        agent.py, built by main.py), whose summary says whether it runs without grad."""
+        if type(func) is not cst.Attribute or receiver.cls is not None or receiver.kind not in (Kind.MODULE, Kind.UNKNOWN):
+            return None
+        name = func.attr.value
+        if name.startswith("_") or name in _COMMON_METHODS or name in vocab.FORWARD_METHODS or self.context.methods_named(name):
+            return None
+        if not self._injected(func.value):
+            return None
+        candidates = self.context.externals.project_methods_named(name)
+        return candidates[0] if len(candidates) == 1 else None
+
     def _injected(self, owner: cst.BaseExpression) -> bool:
         """``owner`` is a parameter of this function, or an attribute of ``self`` that the
         class's ``__init__`` sets from one of its parameters."""
@@ -3740,7 +3840,28 @@ class _Walker:
         self.context.observations.callers.add((callee.name, self.function.name))
         if self.no_grad and not self.function.summary.no_grad and not construct:
             self.context.observations.called_without_grad.add(callee.name)
+        if not construct:
+            self._note_cut_arguments(node, callee)
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
+
+    def _note_cut_arguments(self, node: cst.Call, callee: Function) -> None:
+        """Mark the arguments of ``node`` whose parameter reaches none of ``callee``'s returns
+        through data (only through ``.detach()``, or not at all), when the callee keeps
+        nothing of its arguments: the call's result carries no graph of theirs."""
+        if type(callee.node) is not cst.FunctionDef or callee.summary.effects or callee.summary.calls_backward:
+            return
+        returned: set[str] = set()
+        for statement in own_returns(callee.node):
+            if statement.value is not None:
+                returned |= data_mentions(statement.value)
+        reaching = callee.sources_of(returned, data_only=True) | returned
+        roots = {key.split(".", 1)[0] for key in reaching}
+        for index, name in enumerate(callee.summary.parameters):
+            if name in ("self", "cls") or name.startswith("*") or name in roots:
+                continue
+            argument = argument_at(node, callee.summary, index)
+            if argument is not None:
+                self.context.cut_arguments.add(id(argument))
 
     def _apply_callee(
         self,
@@ -4027,7 +4148,7 @@ class _Walker:
                     via = f"{callee.name} is given it by {self.function.name} every iteration"
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}), via, inner.in_callee or callee.name,
+                          inner.value_node, value, frozenset({"<call>"}) | _argument_keyed(callee, inner), via, inner.in_callee or callee.name,
                           given=bool(effect.value.params))
                 )
                 top = self.context.def_tops.get(id(callee.node))
@@ -4035,9 +4156,11 @@ class _Walker:
                     self.context.facts.top_of.setdefault(id(inner.node), top)
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
+                stored = self._callee_store(callee, effect) if callee is not None else None
+                index = frozenset({"<call>"}) | (_argument_keyed(callee, stored) if callee is not None and stored is not None else frozenset())
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
-                          value, frozenset({"<call>"}), via, argument_returned=returned)
+                          value, index, via, argument_returned=returned)
                 )
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
@@ -4060,12 +4183,13 @@ class _Walker:
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:
                     # ``ema_p.mul_(a).add_(p)`` in a helper, or a method rebinding its object's
                     # state (``self.past = out.past_key_values``): the fix goes in the helper, at
-                    # its first update that mixes in a graph (the later ones only pass it on)
-                    if key in carried_in_callee:
+                    # each update that mixes in a graph, not at one that only rescales what an
+                    # earlier one carried (``self.alpha = self.alpha / self.alpha.sum()``)
+                    if effect.target in carried_in_callee and _only_rescales(where, effect.target, self.context.aliases):
                         self.env[key] = value
                         continue
                     if value.attached:
-                        carried_in_callee.add(key)
+                        carried_in_callee.add(effect.target)
                     self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:

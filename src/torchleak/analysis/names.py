@@ -88,6 +88,10 @@ class ImportAliases:
                     local = alias.asname.name.value
                 self._aliases[local] = f"{module}.{imported}"
 
+    def binds(self, name: str) -> bool:
+        """An import binds ``name`` (``torch``, ``F``): a module or function, not data."""
+        return name in self._aliases
+
     def local_name(self, qualified: str) -> Optional[str]:
         """The name an import binds to the module ``qualified`` (``th`` after ``import torch as th``)."""
         return next((local for local, target in self._aliases.items() if target == qualified), None)

@@ -130,6 +130,37 @@ def _module_file(name: str, directory: str, root: str, level: int) -> Optional[s
     return None
 
 
+def _package_binds(init: Path, name: str) -> bool:
+    """A package's ``__init__.py`` binds ``name`` itself (imports it from one of its modules,
+    defines or assigns it), so ``from package import name`` gets that, not the submodule."""
+    if init.name != "__init__.py":
+        return False
+    try:
+        stat = init.stat()
+    except OSError:
+        return False
+    return name in _names_bound_by(str(init), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _names_bound_by(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
+    """The names a package's ``__init__.py`` binds from its modules (``from .mod import a, b
+    as c``), by ``def``/``class`` or by assignment; keyed by size and mtime as the caches are."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module is not None:
+            names.update(alias.asname or alias.name for alias in statement.names if alias.name != "*")
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            names.update(target.id for target in statement.targets if isinstance(target, ast.Name))
+    return frozenset(names)
+
+
 class _Uses:
     """Which names a module's text calls, reads an attribute of, names as a base or annotates
     with: one scan of the text for all its imports (a pattern per import costs a pass over the
@@ -193,10 +224,14 @@ def _bindings_of(specs: Iterator[_ImportSpec], file: Path, root: Path, uses: Cal
         for imported, asname in names:
             local = asname or imported
             submodule = _module_file(f"{base}.{imported}" if base else imported, directory, root_text, level)
-            if submodule is not None and submodule != own:
+            module = _module_file(base, directory, root_text, level)
+            if submodule is not None and submodule != own and not (
+                # (``from transformer import Translator`` after the package's own ``from
+                # .Translator import Translator``: Python gives the package's name, the class)
+                module is not None and module != own and _package_binds(root / module, imported)
+            ):
                 found.append(ImportBinding(local, submodule, None, uses(local)))
                 continue
-            module = _module_file(base, directory, root_text, level)
             if module is not None and module != own:
                 found.append(ImportBinding(local, module, imported, uses(local)))
     return found
@@ -511,11 +546,27 @@ class ProjectIndex:
         return stamps
 
     def _importing(self, module: str) -> Iterator[tuple[str, _Outline]]:
-        """The project's modules whose imports resolve to ``module``, with their outlines."""
+        """The project's modules whose imports resolve to ``module``, with their outlines; and
+        those importing its names through a package's ``__init__.py`` that re-exports them
+        (``from transformer import ScheduledOptim``), with those bindings pointed at ``module``."""
         for importer in self._importers(module):
             outline = self._outline(importer)
-            if any(binding.module == module for binding in outline.bindings):
-                yield importer, outline
+            if not any(binding.module == module for binding in outline.bindings):
+                continue
+            yield importer, outline
+            if PurePosixPath(importer).name != "__init__.py":
+                continue
+            exported = {b.local: b.symbol for b in outline.bindings if b.module == module and b.symbol not in (None, "*")}
+            for outer in self._importers(importer):
+                if outer == module:
+                    continue
+                outer_outline = self._outline(outer)
+                through = [
+                    replace(b, module=module, symbol=exported[b.symbol])
+                    for b in outer_outline.bindings if b.module == importer and b.symbol in exported
+                ]
+                if through:
+                    yield outer, replace(outer_outline, bindings=[*outer_outline.bindings, *through])
 
     def _backwarded_by_importers(self, module: str) -> frozenset[str]:
         """Functions of ``module`` whose results a module importing it backwards."""

@@ -400,6 +400,8 @@ def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:
 def _index_changes_per_iteration(facts: FileFacts, store: Store, loop: Loop) -> bool:
     if "<tensor>" in store.index_mentions:
         return True  # a tensor keeps every version written into it
+    if "<argument>" in store.index_mentions:
+        return True  # a helper's slot keyed by what each call gives it (``bank[sid]``)
     rebound = {b.key for b in store.function.bindings if loop.contains(b.seq)} | loop.loop_targets
     changing: set[str] = set(store.index_mentions & rebound)
     if changing and store.loop is not None and store.loop is not loop:

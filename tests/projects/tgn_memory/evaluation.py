@@ -26,7 +26,7 @@ def eval_edge_prediction(model, negative_edge_sampler, data, batch_size=200):
 
         size = len(sources_batch)
         _, negative_samples = negative_edge_sampler.sample(size)
-        pos_prob, neg_prob = model.compute_edge_probabilities(sources_batch, destinations_batch, negative_samples, timestamps_batch, edge_idxs_batch)  # known-miss: TLK103 (the loop runs without no_grad; TGN.compute_temporal_embeddings in tgn.py writes the GRU-updated memory back with Memory.set_memory and stores messages built from it in memory.py, and the next batch's forward reads both, so the memory's graph grows over the whole evaluation; only the scores are detached)
+        pos_prob, neg_prob = model.compute_edge_probabilities(sources_batch, destinations_batch, negative_samples, timestamps_batch, edge_idxs_batch)  # expect: TLK102 (memory.py: Memory.store_raw_messages extends the per-node message lists with the attached messages of every batch) known-miss: TLK103 (the loop runs without no_grad; TGN.compute_temporal_embeddings in tgn.py writes the GRU-updated memory back with Memory.set_memory and stores messages built from it in memory.py, and the next batch's forward reads both, so the memory's graph grows over the whole evaluation; only the scores are detached)
 
         pred_score = torch.cat([pos_prob, neg_prob]).detach()
         true_label = torch.cat([torch.ones(size), torch.zeros(size)])

@@ -4445,7 +4445,11 @@ class _Walker:
                 if value.attached or value.params:
                     self._store(node, func.value, key, method, arg.value, value, frozenset({"<append>"}))
                 if value.attached:
-                    self.env[key] = combine(self._lookup(key), value) if self._lookup(key).kind is not Kind.CONTAINER else replace(self._lookup(key), state=State.ATTACHED)
+                    held = self._lookup(key)
+                    # (a list of ``create_graph`` gradients holds their double-backward graphs)
+                    self.env[key] = combine(held, value) if held.kind is not Kind.CONTAINER else replace(
+                        held, state=State.ATTACHED, double_backward=held.double_backward or value.double_backward
+                    )
                 self.env[key] = _grown(self._lookup(key), method, value)
         elif method == "update" and type(func) is cst.Attribute and receiver.kind is Kind.CONTAINER and receiver.cls is None:
             # ``scalars.update({f"g/{i}": v for i, v in enumerate(terms)})`` on a dict: its entries

@@ -5803,3 +5803,34 @@ class TestModuleElementsAndPeriodicResets:
                 return kept
         """
         assert self.findings(src) == []
+
+    def test_a_loss_module_handed_in_keeps_a_moving_average_of_its_input_in_a_helper(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Centred(nn.Module):
+                def __init__(self, dim, m=0.9):
+                    super().__init__()
+                    self.m = m
+                    self.register_buffer("mu", torch.zeros(dim))
+
+                def forward(self, pred, ref):
+                    out = (pred - (ref - self.mu).softmax(-1)).pow(2).mean()
+                    self.track(ref)
+                    return out
+
+                def track(self, ref):
+                    self.mu = self.mu * self.m + ref.mean(0) * (1 - self.m)
+
+            def epoch(net, ref_net, criterion, opt, batches):
+                for x in batches:
+                    loss = criterion(net(x), ref_net(x))
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(17, "TLK103")]
+        clean = src.replace("ref.mean(0) * (1 - self.m)", "ref.detach().mean(0) * (1 - self.m)")
+        assert self.findings(clean) == []

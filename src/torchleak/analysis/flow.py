@@ -925,6 +925,19 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+def _decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
+    """``target = target * m + x * (1 - m)``: an assignment whose sum scales the target's old
+    value (a moving average), unlike a running total (``target = target + x``)."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    if type(statement) is not cst.Assign or len(statement.targets) != 1 or dotted(statement.targets[0].target) != target:
+        return False
+    return any(
+        type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
+        for term in additive_terms(statement.value)
+    )
+
+
 def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) -> bool:
     """An assignment to ``target`` computed from nothing but ``target`` itself (and functions
     an import binds: ``self.alpha / torch.sum(self.alpha)``)."""
@@ -3405,6 +3418,11 @@ class _Walker:
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
         definition = self._resolve(func, node.args)
+        handed = self._handed_in_module(func, definition)
+        if handed is not None:
+            # (a module of the file handed in and called: its forward runs, and what it keeps on
+            # itself from its input is seen here, as for any module call)
+            return self._forward(handed, arguments, node, key)
         if definition is not None and definition.name.value != "__init__":
             applied = self._apply_summary(node, definition, receiver, arguments)
             if _detaching_helper(definition) and not applied.detached:
@@ -3712,6 +3730,18 @@ class _Walker:
         if called.kind is Kind.INSTANCE and called.cls is not None:
             return self.context.method(called.cls, "__call__")
         return None
+
+    def _handed_in_module(self, func: cst.BaseExpression, definition: Optional[cst.FunctionDef]) -> Optional[Value]:
+        """A module of the file that ``_only_callable_taking`` found for an object handed in and
+        called (``dino_loss(student_out, teacher_out)``): an instance of its class."""
+        if definition is None or definition.name.value != "forward" or type(func) not in (cst.Name, cst.Attribute):
+            return None
+        key = dotted(func)
+        if key is None or self._lookup(key).kind is not Kind.UNKNOWN:
+            return None
+        cls = self.context.owner.get(id(definition))
+        info = self.context.classes.get(cls) if cls is not None else None
+        return Value(State.DETACHED, Kind.MODULE, cls=cls) if info is not None and info.is_module else None
 
     def _only_own_methods(self, cls: str) -> bool:
         """The class inherits no method the file does not show (not a module, no base from
@@ -4101,7 +4131,9 @@ class _Walker:
             if outside is not None and (value.attached or value.params) and effect.kind != "reset" and not self._in_batch_loop():
                 # (inside a batch loop the effect is reported here, as ``_store`` does); a carry on
                 # ``self`` keeps the helper's statement, where its fix goes (``self._track(m, v)``)
-                helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and effect.kind == "carry" else None
+                helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and (
+                    effect.kind == "carry" or effect.kind == "accumulate" and _decays_itself(callee.effect_nodes.get(id(effect)), effect.target)
+                ) else None
                 self._effect(replace(effect, target=outside, value=value), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
@@ -4162,6 +4194,17 @@ class _Walker:
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
                           value, index, via, argument_returned=returned)
                 )
+            elif effect.kind == "accumulate" and callee is not None and effect.value.params and _decays_itself(
+                callee.effect_nodes.get(id(effect)), effect.target
+            ) and not self._is_loss_like(argument):
+                # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
+                # model's output, not a loss: a moving average carried into the next call
+                where = callee.effect_nodes[id(effect)]
+                self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
+                top = self.context.def_tops.get(id(callee.node))
+                if top is not None:
+                    self.context.facts.top_of[id(where)] = top
+                self.env[key] = value
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
                 if inner_sum is None and effect.value.params and self._fix_goes_in_callee(node, callee, effect):

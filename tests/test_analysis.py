@@ -5834,3 +5834,21 @@ class TestModuleElementsAndPeriodicResets:
         assert [(line, code) for line, code, _ in found] == [(17, "TLK103")]
         clean = src.replace("ref.mean(0) * (1 - self.m)", "ref.detach().mean(0) * (1 - self.m)")
         assert self.findings(clean) == []
+
+    def test_an_inverse_pass_over_the_models_own_flows_returning_data_is_one_forward(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Flow(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.couplings = nn.ModuleList([nn.Linear(4, 4) for _ in range(n)])
+
+                def sample(self, z):
+                    x = z
+                    for k in reversed(range(len(self.couplings))):
+                        x = x - self.couplings[k](x)
+                    return x.data
+        """
+        assert self.findings(src) == []

@@ -47,6 +47,9 @@ class Loop:
     has_forward: bool = False
     #: Inside a method of an ``nn.Module`` (a loop over layers or time steps of one forward).
     in_module_method: bool = False
+    #: Walks modules (``for layer in self.layers``, ``self.flows[k](x)``): the layers of one
+    #: forward pass, whatever the function returns.
+    over_layers: bool = False
     #: How many ``if``/``try`` branches enclose the loop statement.
     branch_depth: int = 0
     #: The body passes an attached value to a callee the analysis cannot see into (another

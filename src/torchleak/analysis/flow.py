@@ -1801,7 +1801,7 @@ class _Walker:
             # A module's method that runs forward passes in a loop and returns no graph
             # (``predict`` returning an argmax): what the loop keeps, nothing can backward.
             for loop in self.own_loops:
-                if loop.has_forward:
+                if loop.has_forward and not loop.over_layers:
                     loop.in_module_method = False
         summary = self.function.summary
         summary.returns = returns
@@ -2637,7 +2637,7 @@ class _Walker:
         if iterable.kind is Kind.MODULE or holds_modules or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
             self.function.cls is not None and _indexes_own_modules(node)  # only a method has ``self.<modules>[i]``
         ):
-            loop.in_module_method = True  # ``for layer in self.layers``: one forward, layer by layer
+            loop.in_module_method = loop.over_layers = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
         element = _iterated_element(iterable)
         if _holds_modules(iterable):

@@ -5852,3 +5852,138 @@ class TestModuleElementsAndPeriodicResets:
                     return x.data
         """
         assert self.findings(src) == []
+
+    def test_an_in_place_add_into_a_tensor_an_accessor_hands_out_sums_into_its_owner(self):
+        src = """
+            import torch
+
+            class Tally:
+                def __init__(self):
+                    self._slots = {}
+
+                def slot(self, name):
+                    if name not in self._slots:
+                        self._slots[name] = torch.zeros(())
+                    return self._slots[name]
+
+            def fit(model, opt, batches):
+                tally = Tally()
+                for x, y in batches:
+                    loss = (model(x) - y).abs().mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    tally.slot("l1").add_(loss)
+                return tally
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(20, "TLK101")]
+        assert self.findings(src.replace(".add_(loss)", ".add_(loss.detach())")) == []
+
+    def test_an_object_kept_through_setdefault_is_of_the_default_s_class(self):
+        src = """
+            import torch
+
+            class Mean:
+                def __init__(self):
+                    self.total, self.count = 0.0, 0
+
+                def add(self, value):
+                    self.total += value
+                    self.count += 1
+
+            class Board:
+                def __init__(self):
+                    self.means = {}
+
+                def put(self, name, value):
+                    self.means.setdefault(name, Mean()).add(value)
+
+            def fit(model, opt, batches, board):
+                for x, y in batches:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    board.put("mse", loss)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(25, "TLK101")]
+        assert self.findings(src.replace('board.put("mse", loss)', 'board.put("mse", loss.item())')) == []
+
+    def test_a_loss_scaled_by_a_context_manager_is_backwarded_through_its_alias(self):
+        src = """
+            from apex import amp
+
+            def train(model, opt, loader, accum=4):
+                total = 0
+                for i, (x, y) in enumerate(loader):
+                    total = total + (model(x) - y).pow(2).mean()
+                    if (i + 1) % accum == 0:
+                        with amp.scale_loss(total, opt) as scaled_loss:
+                            scaled_loss.backward()
+                        opt.step()
+                        opt.zero_grad()
+                        total = 0
+        """
+        assert self.findings(src) == []
+
+    def test_a_branch_switched_off_by_hand_is_not_walked(self):
+        src = """
+            def train(model, opt, loader):
+                reg = 0
+                for x, y in loader:
+                    loss = (model(x) - y).pow(2).mean()
+                    if False and reg:
+                        reg = reg + loss
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert self.findings(src) == []
+
+    def test_a_value_a_type_test_proves_to_be_an_array_holds_no_graph(self):
+        src = """
+            import numpy as np
+
+            def as_array(x):
+                if type(x) == np.ndarray:
+                    return x
+                return x.detach().numpy()
+
+            def fit(model, opt, loader):
+                seen = []
+                for x, y in loader:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    seen.append(as_array(loss))
+                return seen
+        """
+        assert self.findings(src) == []
+
+    def test_a_parameter_defaulting_to_a_class_builds_an_instance_of_it(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class ActorCritic(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.v = nn.Linear(n, 1)
+
+                def step(self, obs):
+                    with torch.no_grad():
+                        return self.v(obs)
+
+            def rollout(env, steps, policy_cls=ActorCritic):
+                ac = policy_cls(4)
+                opt = torch.optim.Adam(ac.parameters())
+                values = []
+                obs = env.reset()
+                for _ in range(steps):
+                    values.append(ac.step(obs))
+                    obs = env.step(0)
+                return sum(float(v) for v in values)
+        """
+        assert self.findings(src) == []

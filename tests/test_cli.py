@@ -138,3 +138,34 @@ def test_bundled_examples_report_exactly_their_markers() -> None:
         result = run_tool(*tool)
         found = {(p, int(line), rest.split()[0]) for p, line, _, rest in (x.split(":", 3) for x in findings(result.stdout))}
         assert found == expected, tool
+
+
+def _stopped_on_one_file(arguments):  # a worker the system kills in the middle of a file
+    path, _job = arguments
+    if path.endswith("f07.py"):
+        os._exit(1)
+    from torchleak import cli
+
+    return cli.lint_path(*arguments)
+
+
+def test_a_worker_stopped_by_the_system_does_not_stop_the_run(tmp_path, monkeypatch, capsys):
+    """A worker killed (out of memory, a signal) breaks the process pool: the files it had not
+    reported are linted in the main process, in order, with a note; no traceback."""
+    import multiprocessing
+
+    from torchleak import cli
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the stand-in worker reaches the pool only when workers are forked")
+    body = "total = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss\n"
+    for i in range(cli.PARALLEL_THRESHOLD + 4):
+        (tmp_path / f"f{i:02d}.py").write_text(body)
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    monkeypatch.setattr(cli, "_lint_in_worker", _stopped_on_one_file)
+    code = cli.main(["--no-cache", "--jobs", "2", *files])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "a worker process was stopped" in err and "Traceback" not in err
+    reported = [line.split(":", 1)[0] for line in out.splitlines() if ": TLK101 " in line]
+    assert reported == files  # every file, the one the worker died on included, in order

@@ -9,6 +9,7 @@ import sys
 import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, TextIO, TypeVar
@@ -240,12 +241,27 @@ def lint_paths(
             data = sys.stdin.buffer.read() if stdin_data is None else stdin_data
             yield lint_path(stdin_name, job, stdin_data=data)
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            # map keeps the input order, so the output is the same for any --jobs.
-            reports = pool.map(_lint_in_worker, files, chunksize=8)
-            yield from _with_progress(reports, len(files), progress)
+        yield from _with_progress(_in_workers(files, jobs), len(files), progress)
     else:
         yield from _with_progress((lint_path(path, job) for path, job in files), len(files), progress)
+
+
+def _in_workers(files: list[tuple[str, _Job]], jobs: int) -> Iterator[FileReport]:
+    """The reports of ``files`` from a pool of ``jobs`` processes, in the input order (the
+    output is the same for any --jobs). A worker the system stops (out of memory, a signal)
+    breaks the pool: the files not yet reported are linted here, one after the other."""
+    done = 0
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for report in pool.map(_lint_in_worker, files, chunksize=8):
+                done += 1
+                yield report
+    except BrokenProcessPool:
+        sys.stderr.write(
+            f"torchleak: a worker process was stopped (out of memory?); linting the other {len(files) - done} files in one process\n"
+        )
+        for path, job in files[done:]:
+            yield lint_path(path, job)
 
 
 def _with_progress(reports: Iterator[FileReport], total: int, stream: Optional[TextIO]) -> Iterator[FileReport]:

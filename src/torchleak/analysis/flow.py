@@ -522,6 +522,13 @@ def _annotated_class(param: cst.Param) -> str:
     return dotted(annotation) or ""
 
 
+def _never_true(test: cst.BaseExpression) -> bool:
+    """``False``, ``0``, ``None``, or an ``and`` starting with one: a branch that never runs."""
+    while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        test = test.left
+    return (type(test) is cst.Name and test.value in ("False", "None")) or (type(test) is cst.Integer and test.value == "0")
+
+
 def _default_class(param: cst.Param) -> str:
     """``C`` for ``x=C(...)``: a default built from a class (of the file or the project)."""
     if type(param.default) is cst.Call:
@@ -1732,6 +1739,8 @@ class _Walker:
         self.returns: list[Value] = []
         self.statement: cst.CSTNode = node
         self.parameters: list[str] = []
+        #: Parameters whose default is a class (``actor_critic=core.MLPActorCritic``), by name.
+        self.factories: dict[str, str] = {}
         self.branch_depth = 0
         #: The names each enclosing ``if`` test reads (``if self.ema is None:`` guards a lazy build).
         self.guards: list[set[str]] = []
@@ -1966,7 +1975,18 @@ class _Walker:
             self.evaluate(node.test)
             self.branch_depth += 1
             self.guards.append(mentions(node.test))
-            self._block(_body(node.body))
+            if not _never_true(node.test):  # (``if False and mems:``: code switched off by hand)
+                narrowed = self._narrowed_to_data(node.test)
+                saved = {key: self.env.get(key) for key in narrowed}
+                for key in narrowed:
+                    self.env[key] = NUMBER  # ``if type(x) == np.ndarray: return x``: an array, no graph
+                self._block(_body(node.body))
+                for key, previous in saved.items():
+                    if self.env.get(key) is NUMBER:
+                        if previous is None:
+                            self.env.pop(key, None)
+                        else:
+                            self.env[key] = previous
             if type(node.orelse) is cst.If:
                 self._statement(node.orelse)
             elif node.orelse is not None:
@@ -2192,6 +2212,12 @@ class _Walker:
             self.function.grad_resets.append(GradReset(statement, self.context.next_seq(), self.loop, self.function, key[: -len(".grad")]))
         if key.startswith("self.") and self.function.cls is not None and key.count(".") == 1:
             self._note_attribute(key[len("self."):], value, fed, statement)
+        elif type(target) is cst.Attribute and key.count(".") == 1 and value.attached and not self._in_batch_loop():
+            # ``state.hidden = hidden`` on an object the function is given: the caller's object
+            # holds the graph now (a decoder state carried into the next window)
+            outside = self._outside_target(key)
+            if outside is not None and outside.startswith("arg"):
+                self._effect(Effect("carry", outside, value, self.function.name))
         self.env[key] = value
         if self.loops:
             self.fed_from[key] = fed_from
@@ -2783,11 +2809,46 @@ class _Walker:
             if mode is not None:
                 self.no_grad = mode == "off"
             if item.asname is not None and isinstance(item.asname.name, cst.BaseExpression):
+                scaled = self._scaled_loss(item.item)
                 for key in mentions(item.asname.name):
                     self.env[key] = UNKNOWN
                     self._write(key)
+                    if scaled is not None:
+                        # ``with amp.scale_loss(loss, opt) as scaled: scaled.backward()`` backwards loss
+                        self.env[key] = self.values.get(id(scaled), UNKNOWN)
+                        self._flow(mentions(scaled), key)
+                        self._data_flow(scaled, key)
+                        self._binding(node, key, self.env[key], mentions(scaled))
         self._block(_body(node.body))
         self.no_grad = saved
+
+    def _narrowed_to_data(self, test: cst.BaseExpression) -> list[str]:
+        """Names a test proves to be a numpy array or a Python number (``isinstance(x,
+        np.ndarray)``, ``type(x) == float``): in its branch they hold no graph."""
+        def data_type(node: cst.BaseExpression) -> bool:
+            if type(node) is cst.Tuple:
+                return bool(node.elements) and all(data_type(element.value) for element in node.elements)
+            name = self.context.aliases.qualify(node) or ""
+            return name.startswith(("numpy.", "np.")) or name in ("int", "float", "bool", "str", "complex")
+
+        call = test
+        if type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.comparisons[0].operator) in (cst.Equal, cst.Is):
+            left, right = test.left, test.comparisons[0].comparator
+            if type(left) is cst.Call and type(left.func) is cst.Name and left.func.value == "type" and len(left.args) == 1 and data_type(right):
+                key = dotted(left.args[0].value)
+                return [key] if key is not None else []
+            return []
+        if type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "isinstance" and len(call.args) == 2 and data_type(call.args[1].value):
+            key = dotted(call.args[0].value)
+            return [key] if key is not None else []
+        return []
+
+    def _scaled_loss(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The loss a context manager hands back scaled (apex's ``amp.scale_loss(loss, opt)``):
+        its first argument, for a call named ``scale_loss``."""
+        if type(node) is cst.Call and last_identifier(node.func) == "scale_loss" and node.args and node.args[0].keyword is None:
+            return node.args[0].value
+        return None
 
     def _grad_mode(self, node: cst.BaseExpression, *, statement: bool) -> Optional[str]:
         """"off" for ``torch.no_grad()`` and friends, "on" for ``torch.enable_grad()``."""
@@ -2950,6 +3011,10 @@ class _Walker:
                 or self._instance_of(_default_class(param))
                 or self._instance_of(class_by_reads(key))
             )
+            factory = dotted(param.default) if param.default is not None and type(param.default) in (cst.Name, cst.Attribute) else None
+            if instance is None and factory is not None and factory.rsplit(".", 1)[-1][:1].isupper():
+                # ``actor_critic=core.MLPActorCritic``: calling the parameter builds one
+                walker.factories[key] = factory
             if instance is not None:
                 walker.env[key] = instance
             elif walker._is_evident_module(key):
@@ -3417,6 +3482,10 @@ class _Walker:
                 return self._apply_summary(node, implemented[0], receiver, arguments)
         if method in vocab.DETACHING_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return DETACHED_TENSOR if receiver.kind is Kind.TENSOR or receiver.attached else DETACHED
+        if type(func) is cst.Name and func.value in self.factories and self._lookup(func.value).kind is Kind.UNKNOWN:
+            built = self._instance_of(self.factories[func.value])
+            if built is not None:
+                return built  # ``ac = actor_critic(obs_space, act_space)``: an instance of the default's class
         definition = self._resolve(func, node.args)
         handed = self._handed_in_module(func, definition)
         if handed is not None:
@@ -3449,6 +3518,8 @@ class _Walker:
             return constructed
         if "detach" in identifier.lower() or "repackage" in identifier.lower():
             return DETACHED
+        if identifier.lower().endswith("numpy") or identifier.lower() in ("to_np", "tonp"):
+            return NUMBER  # ``utils.to_numpy(loss)`` from elsewhere: an array, no graph
         if name.startswith(("numpy.", "np.", "math.")):
             return NUMBER
         if name.endswith("functional_call"):
@@ -3491,6 +3562,8 @@ class _Walker:
             if self._loss_helper_given_no_graph(node, receiver, arguments):
                 return UNKNOWN
             return self._forward(receiver, arguments)
+        if method == "setdefault" and len(positional) == 2 and positional[1].cls is not None and positional[1].kind in (Kind.INSTANCE, Kind.MODULE):
+            return positional[1]  # ``self.summaries.setdefault(key, Summary())``: a Summary, the default or the one kept
         if receiver.keys is not None and method in _DICT_READS:
             return _dict_read(receiver, method or "", node)
         if receiver.attached or (receiver.kind is Kind.TENSOR):
@@ -3652,6 +3725,10 @@ class _Walker:
             top = self.context.def_tops.get(id(forward))
             if top is not None:
                 self.context.facts.top_of[id(where)] = top  # reported in the class, not at the call
+        on_arguments = [effect for effect in callee.summary.effects if effect.target.startswith("arg")]
+        if on_arguments:
+            # ``state.hidden = hidden`` on an object it is given: the caller's object holds it now
+            self._apply_effects(node, replace(callee.summary, effects=on_arguments), bound, callee)
 
     def _constructed(self, node: cst.Call, name: str, identifier: str, positional: list[Value]) -> Optional[Value]:
         """What a constructor or factory call builds, from the knowledge table."""
@@ -4096,20 +4173,32 @@ class _Walker:
                 return iterated if iterated is not None and iterated.startswith("self.") else None
         return None
 
-    def _accessor_target(self, call: cst.Call) -> Optional[str]:
+    def _accessor_target(self, call: cst.Call, *, keyed: bool = False) -> Optional[str]:
         """``self.target`` for ``self._get_target()`` when that method of the file only ever
         returns ``self.target`` (a lazily built EMA copy): an effect on what it returns is an
-        effect on that attribute."""
-        if call.args or type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
+        effect on that attribute. With ``keyed``, also ``stats._device_stats`` for
+        ``stats.device_stat("loss")`` returning ``self._device_stats[name]`` (one of the tensors
+        the object keeps)."""
+        if type(call.func) is not cst.Attribute:
+            return None
+        owner = dotted(call.func.value)
+        if owner is None or (owner != "self" and not keyed) or (call.args and not keyed):
             return None
         definition = self._resolve(call.func, call.args)
         if definition is None:
             return None
-        returned = {dotted(node.value) if node.value is not None else None for node in own_returns(definition)}
+        returned: set[Optional[str]] = set()
+        for node in own_returns(definition):
+            value = node.value
+            while keyed and type(value) is cst.Subscript:
+                value = value.value
+            returned.add(dotted(value) if value is not None else None)
         if len(returned) != 1:
             return None
         key = returned.pop()
-        return key if key is not None and key.startswith("self.") else None
+        if key is None or not key.startswith("self."):
+            return None
+        return owner + key[len("self"):]
 
     def _apply_effects(self, node: cst.Call, summary: Summary, bound: dict[int, Value], callee: Optional[Function] = None) -> None:
         statement = self.statement
@@ -4479,12 +4568,13 @@ class _Walker:
                         if owner is not None and effect.target.startswith("self."):
                             effect = replace(effect, target=owner + effect.target[len("self"):])
                         self.context.hooks.append((effect, function, store_node))
-        elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and self._imported_callee(func, receiver) is None:
+        elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and receiver.cls is None and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
             if key is None:
                 return
             for arg, value in zip(node.args, arguments):
                 self._flow(mentions(arg.value), key)
+                self._data_flow(arg.value, key)  # (the list holds the value: ``torch.stack(losses)`` is computed from it)
                 if value.attached or value.params:
                     self._store(node, func.value, key, method, arg.value, value, frozenset({"<append>"}))
                 if value.attached:
@@ -4505,13 +4595,19 @@ class _Walker:
                 self._store(node, func.value, key, method, node.args[0].value, given, frozenset({"<append>"}))
                 held = self._lookup(key)
                 self.env[key] = replace(held, state=State.ATTACHED if given.attached else held.state, elements=None, keys=None, open_tail=False)
-        elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None:
-            receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES)
+        elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and (
+            _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None
+            or type(func.value) is cst.Call and self._accessor_target(func.value, keyed=True) is not None
+        ):
+            # (``stats.device_stat("loss").add_(loss)``: a tensor the stats object keeps)
+            receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES) or self._accessor_target(func.value, keyed=True)
             assert receiver_key is not None
             receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
             operand = combine(*arguments) if arguments else DETACHED
             if (operand.attached or operand.params) and not self.no_grad:
-                summed = method in ("add_", "sub_") and _chain_root(func.value, frozenset()) is not None and len(node.args) >= 1
+                summed = method in ("add_", "sub_") and (_chain_root(func.value, frozenset()) is not None or type(func.value) is cst.Call and not (
+                    type(func.value.func) is cst.Attribute and func.value.func.attr.value in vocab.IN_PLACE_UPDATES
+                )) and len(node.args) >= 1
                 if summed and operand.attached:
                     # ``total.add_(loss)`` is ``total += loss``: attached values summed into a
                     # tensor kept across iterations (a decay first, ``.mul_(m).add_(x)``, is a

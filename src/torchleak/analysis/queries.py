@@ -474,7 +474,20 @@ def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loo
     evidence = facts.evidence
     name = function.name
     backwarded = evidence is not None and name in evidence.backwarded_results or name in facts.backwarded_by_importers
-    return backwarded and key in function.returned_keys
+    return (backwarded or _result_feeds_a_backward(facts, name)) and key in function.returned_keys
+
+
+def _result_feeds_a_backward(facts: FileFacts, name: str) -> bool:
+    """A caller binds what ``name`` returns to a value that flows into its backward (MAML's
+    ``fast = self.adapt(x_s, y_s)``, whose target loss is stacked into the meta-loss)."""
+    evidence, observations = facts.evidence, facts.observations
+    if evidence is None or observations is None:
+        return False
+    return any(
+        callee_name == name and (caller.name if not key.startswith("self.") or not caller.cls else f"class {caller.cls}", key) in evidence.feeds_backward
+        for caller, key, _callee, resolved, callee_name, _given in observations.call_results
+        if resolved and key is not None
+    )
 
 
 def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:

@@ -186,6 +186,16 @@ def find_tools(peers_venv: Path, baseline_venv: Path, make_baseline: bool, pytho
     return Tools(plugin_python, exe, has_jobs, baseline_flake8, peer("torchfix"), peer("torch-preflight"))
 
 
+def compile_package(python: str) -> None:
+    """Compile torchleak's modules to bytecode, as pip does when it installs the wheel (flake8 and
+    its plugins on the baseline side are installed that way). An editable install run with
+    ``PYTHONDONTWRITEBYTECODE=1`` (as on the machines this was measured on) otherwise compiles
+    them from source in every process: measured 0.21 s of CPU for the analysis and the rules
+    alone, against 0.04 s from bytecode, in each flake8 worker, CLI worker and editor lint."""
+    code = "import compileall, os, torchleak; compileall.compile_dir(os.path.dirname(torchleak.__file__), quiet=1)"
+    subprocess.run([python, "-c", code], capture_output=True, check=False, timeout=300)
+
+
 def flake8_plugins(flake8: Sequence[str]) -> Optional[set[str]]:
     """The plugins ``flake8 --version`` lists, e.g. {"pyflakes", "torchleak"}."""
     code, text = output([*flake8, "--version"])
@@ -916,6 +926,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sample = files[:: args.peer_sample]
     sample_lines = sum(line_counts[p] for p in sample)
     tools = find_tools(args.peers_venv, args.baseline_venv, not args.no_create_baseline, args.python)
+    if tools.plugin_python:
+        compile_package(tools.plugin_python)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     only = {s.strip() for s in args.only.split(",") if s.strip()}
 

@@ -51,6 +51,34 @@ def test_trees_equal_libcsts_own_parse() -> None:
         assert parse_module(source).deep_equals(cst.parse_module(source))
 
 
+def _same_code(source: str) -> None:
+    scope = plan(source, ast.parse(source), PER_BATCH_METHODS, 100)
+    parts = [(segment, parse_module(segment.text)) for segment in scope.segments]
+    whole = cst.Module(body=[statement for _, part in parts for statement in part.body]).code
+    assert "".join(parsing.statements_code(segment.text, part) for segment, part in parts) == whole
+    alone = parse_module(source)  # a whole file: its header and footer comments
+    assert parsing.statements_code(source, alone) == cst.Module(body=alone.body).code
+
+
+def test_statements_code_is_the_codegen_of_the_statements() -> None:
+    """What the project index scans for the imports a file uses: the text read off the segments
+    equals libcst's codegen of the analysed module on every example."""
+    for path in examples():
+        _same_code(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("source", [
+    "# a header comment\n\nimport os\nfor x in y:\n    total += x\n# a footer comment\n",
+    "for x in y:\n    total += x  # no newline at the end",
+    "def f():\n\tfor x in y:\n\t\ttotal += x\n",
+    "for x in y:\r\n    total += x\r\n",
+    "  # lead\nfor x in y:\n  t += x\n\n# tail\n\n",
+    "for x in y: total += x; z = 1\n\n\nclass A:\n    def f(self):\n        for b in c:\n            self.t += b\n        # end\n",
+])
+def test_statements_code_with_tabs_crlf_headers_and_footers(source: str) -> None:
+    _same_code(source)
+
+
 def test_libcst_is_restored_after_a_parse_and_after_a_syntax_error() -> None:
     before = CSTNode.__dict__["__post_init__"]
     parse_module("x = 1\n")

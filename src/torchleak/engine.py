@@ -233,7 +233,7 @@ def _lint_segments(
         import libcst as cst
 
         from torchleak.analysis.flow import analyse
-        from torchleak.parsing import parse_segments
+        from torchleak.parsing import parse_segments, statements_code
         from torchleak.rules import ALL_RULES
 
     rules = [rule() for rule in ALL_RULES if rule.code in codes]
@@ -244,8 +244,15 @@ def _lint_segments(
         raise _LibcstRejected(error.message) from None
     # One module for the analysis, so that names and helpers resolve across segments.
     module = cst.Module(body=[statement for _, part in parsed for statement in part.body])
+
+    def code() -> str:
+        """``module.code``, from the segments' text (the project index asks for it)."""
+        if len(parsed) != len(segments):
+            return module.code
+        return "".join(statements_code(segment.text, part) for segment, (_, part) in zip(segments, parsed))
+
     with _phase(phases, "analysis walks"):
-        facts = analyse(module, settings, no_grad_callees)
+        facts = analyse(module, settings, no_grad_callees, code=code)
     try:
         return _findings(parsed, facts, rules, fixes_for, phases)
     finally:

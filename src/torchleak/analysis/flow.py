@@ -1445,6 +1445,7 @@ def analyse(
     settings: Settings = Settings(),
     no_grad_callees: Optional[frozenset[str]] = None,
     externals: Optional[Externals] = None,
+    code: Optional[Callable[[], str]] = None,
 ) -> FileFacts:
     """Walk ``module`` and return what every rule needs to know about it.
 
@@ -1453,21 +1454,23 @@ def analyse(
     ``no_grad_callees`` (functions called under ``torch.no_grad()``) may come from the caller,
     which sees the whole file when ``module`` is only its relevant part.
     ``externals`` are the summaries of what the file imports from its project; without them,
-    ``settings.origin`` (where the file lives) lets the project index find them.
+    ``settings.origin`` (where the file lives) lets the project index find them; ``code``, when
+    given, makes ``module.code`` more cheaply (the index reads it to tell which imports are used).
     """
     with memo.analysing():
-        return _analyse(module, settings, no_grad_callees, externals)
+        return _analyse(module, settings, no_grad_callees, externals, code)
 
 
 def _analyse(
-    module: cst.Module, settings: Settings, no_grad_callees: Optional[frozenset[str]], externals: Optional[Externals]
+    module: cst.Module, settings: Settings, no_grad_callees: Optional[frozenset[str]], externals: Optional[Externals],
+    code: Optional[Callable[[], str]] = None,
 ) -> FileFacts:
     if no_grad_callees is None:
         no_grad_callees = called_under_no_grad(ast.parse(module.code))
     if externals is None and settings.origin is not None:
         from torchleak.analysis.project import externals_for  # the index analyses other modules with this function
 
-        externals = externals_for(module, settings)
+        externals = externals_for(module, settings, code)
     externals = externals if externals is not None else Externals()
     evidence = Evidence()
     index = _FileIndex(module)

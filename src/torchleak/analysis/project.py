@@ -1388,10 +1388,11 @@ def index_for(origin: Origin, settings: Settings) -> ProjectIndex:
     return index
 
 
-def externals_for(module: cst.Module, settings: Settings) -> Optional[Externals]:
-    """What the imports of the linted ``module`` bind, when ``settings.origin`` says where it lives."""
+def externals_for(module: cst.Module, settings: Settings, code: Optional[Callable[[], str]] = None) -> Optional[Externals]:
+    """What the imports of the linted ``module`` bind, when ``settings.origin`` says where it lives;
+    ``code`` makes ``module.code`` (the engine reads it off the file's text, without a codegen)."""
     origin = settings.origin
     if origin is None:
         return None
     index = index_for(origin, settings)
-    return index.externals(Path(os.path.abspath(origin.path)), _iter_imports(module), lambda: module.code)
+    return index.externals(Path(os.path.abspath(origin.path)), _iter_imports(module), code if code is not None else lambda: module.code)

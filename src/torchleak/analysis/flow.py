@@ -41,7 +41,7 @@ from torchleak.analysis.facts import (
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
-from torchleak.analysis.summaries import ClassSummary, Effect, Externals, Summary, class_key
+from torchleak.analysis.summaries import ClassSummary, Effect, EffectKind, Externals, Summary, class_key
 from torchleak.analysis.values import (
     ATTACHED,
     LEAF,
@@ -2635,7 +2635,7 @@ class _Walker:
             if outside is not None and (value.attached or value.params) and operator in ("+=", "-=", "*=", "/=") and not self._in_batch_loop():
                 # (scaling state by a graph, ``self.alpha[i] *= torch.pow(b, loss)``, chains the
                 # next call's graph onto this one: a carried state, not a running total)
-                kind = "carry" if operator in ("*=", "/=") and value.attached else "accumulate"
+                kind: EffectKind = "carry" if operator in ("*=", "/=") and value.attached else "accumulate"
                 self._effect(Effect(kind, outside, value, self.function.name, operator))
         if value.attached:
             held = self._lookup(key)
@@ -4291,11 +4291,11 @@ class _Walker:
             ) and not self._is_loss_like(argument):
                 # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
                 # model's output, not a loss: a moving average carried into the next call
-                where = callee.effect_nodes[id(effect)]
-                self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
+                average = callee.effect_nodes[id(effect)]
+                self._binding(average, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
                 top = self.context.def_tops.get(id(callee.node))
                 if top is not None:
-                    self.context.facts.top_of[id(where)] = top
+                    self.context.facts.top_of[id(average)] = top
                 self.env[key] = value
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
@@ -4603,7 +4603,9 @@ class _Walker:
             or type(func.value) is cst.Call and self._accessor_target(func.value, keyed=True) is not None
         ):
             # (``stats.device_stat("loss").add_(loss)``: a tensor the stats object keeps)
-            receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES) or self._accessor_target(func.value, keyed=True)
+            receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES) or (
+                self._accessor_target(func.value, keyed=True) if type(func.value) is cst.Call else None
+            )
             assert receiver_key is not None
             receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
             operand = combine(*arguments) if arguments else DETACHED

@@ -522,6 +522,14 @@ def _annotated_class(param: cst.Param) -> str:
     return dotted(annotation) or ""
 
 
+def _names_a_data_type(node: cst.BaseExpression, aliases: ImportAliases) -> bool:
+    """``np.ndarray``, ``float``, or a tuple of such: a type whose values hold no graph."""
+    if type(node) is cst.Tuple:
+        return bool(node.elements) and all(_names_a_data_type(element.value, aliases) for element in node.elements)
+    name = aliases.qualify(node) or ""
+    return name.startswith(("numpy.", "np.")) or name in ("int", "float", "bool", "str", "complex")
+
+
 def _never_true(test: cst.BaseExpression) -> bool:
     """``False``, ``0``, ``None``, or an ``and`` starting with one: a branch that never runs."""
     while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
@@ -2828,11 +2836,10 @@ class _Walker:
     def _narrowed_to_data(self, test: cst.BaseExpression) -> list[str]:
         """Names a test proves to be a numpy array or a Python number (``isinstance(x,
         np.ndarray)``, ``type(x) == float``): in its branch they hold no graph."""
+        aliases = self.context.aliases
+
         def data_type(node: cst.BaseExpression) -> bool:
-            if type(node) is cst.Tuple:
-                return bool(node.elements) and all(data_type(element.value) for element in node.elements)
-            name = self.context.aliases.qualify(node) or ""
-            return name.startswith(("numpy.", "np.")) or name in ("int", "float", "bool", "str", "complex")
+            return _names_a_data_type(node, aliases)
 
         call = test
         if type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.comparisons[0].operator) in (cst.Equal, cst.Is):

@@ -3893,8 +3893,11 @@ class _Walker:
                 # typically built by the entry script from a class of another module that this
                 # file never imports: the one class of the project whose method keeps what it
                 # is given.
-                keeping = [candidate for candidate in self.context.externals.project_methods_named(name) if _keeps_its_arguments(candidate)]
-                if len(keeping) == 1:
+                owners = self.context.externals.project_methods_named(name)
+                keeping = [candidate for candidate in owners if _keeps_its_arguments(candidate)]
+                if len(keeping) == 1 and not any(candidate.no_grad for candidate in owners):
+                    # (one owner running it under no_grad, ``FeatureBank.update``, is a class the
+                    # object may as well be: then nothing says it keeps a graph)
                     return keeping[0]
         return None
 

@@ -5987,3 +5987,32 @@ class TestModuleElementsAndPeriodicResets:
                 return sum(float(v) for v in values)
         """
         assert self.findings(src) == []
+
+    def test_a_callable_the_object_builds_itself_is_not_taken_for_a_handed_in_module(self):
+        src = """
+            import torch
+            import torch.nn as nn
+            from caching import memoize
+
+            class Scorer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+
+                def forward(self, prefix, target):
+                    return self.proj(prefix)[target]
+
+            class Detector:
+                def __init__(self):
+                    self._cached = memoize(self._score)
+
+                def _score(self, prefix, target):
+                    return target in prefix.tolist()
+
+                def scan(self, rows):
+                    found = {}
+                    for row in rows:
+                        found[tuple(row.tolist())] = self._cached(row, int(row[-1]))
+                    return float(sum(found.values()))
+        """
+        assert self.findings(src) == []

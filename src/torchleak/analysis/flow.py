@@ -3385,8 +3385,9 @@ class _Walker:
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
             found = self.context.method(owner.cls, method)
-            if found is None and dotted(func.value) == "self" and self._only_own_methods(owner.cls) and self._lookup(f"self.{method}").kind is Kind.UNKNOWN:
-                return self._only_callable_taking(args)  # ``self.loss_fn(self.model, sample)``
+            if found is None and dotted(func.value) == "self" and self._only_own_methods(owner.cls) and self._lookup(f"self.{method}").kind is Kind.UNKNOWN and self._injected(func):
+                # ``self.loss_fn(self.model, sample)`` with ``self.loss_fn = loss_fn`` in ``__init__``
+                return self._only_callable_taking(args)
             if found is not None and dotted(func.value) == "self" and _is_stub(found):
                 # ``self.train_step(batch)`` in a base class whose own is abstract: what the
                 # subclass of the file that implements it does (one implementation only)

@@ -940,27 +940,32 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+def _single_assign(statement: Optional[cst.CSTNode]) -> Optional[cst.Assign]:
+    """The assignment a statement is (alone on its line), or None."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    return statement if type(statement) is cst.Assign else None
+
+
 def _decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     """``target = target * m + x * (1 - m)``: an assignment whose sum scales the target's old
     value (a moving average), unlike a running total (``target = target + x``)."""
-    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
-        statement = statement.body[0]
-    if type(statement) is not cst.Assign or len(statement.targets) != 1 or dotted(statement.targets[0].target) != target:
+    assign = _single_assign(statement)
+    if assign is None or len(assign.targets) != 1 or dotted(assign.targets[0].target) != target:
         return False
     return any(
         type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
-        for term in additive_terms(statement.value)
+        for term in additive_terms(assign.value)
     )
 
 
 def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) -> bool:
     """An assignment to ``target`` computed from nothing but ``target`` itself (and functions
     an import binds: ``self.alpha / torch.sum(self.alpha)``)."""
-    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
-        statement = statement.body[0]
-    if type(statement) is not cst.Assign:
-        return False
-    return all(target in key_prefixes(name) or aliases.binds(name.split(".")[0]) for name in data_mentions(statement.value))
+    assign = _single_assign(statement)
+    return assign is not None and all(
+        target in key_prefixes(name) or aliases.binds(name.split(".")[0]) for name in data_mentions(assign.value)
+    )
 
 
 def _argument_keyed(callee: Function, store: Store) -> frozenset[str]:
@@ -1659,19 +1664,19 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
     roots: set[tuple[int, str]] = set()
     for function, key, loop, root in observations.backward_keys:
         if root:
-            evidence.backwarded.add((_scope_of(function, key), key, loop))
+            evidence.backwarded.add((scope_of(function, key), key, loop))
             roots.add((id(function), key))
         backwarded_by_function.setdefault(id(function), set()).add(key)
     for function in facts.functions:
         if id(function) in backwarded_by_function:
-            evidence.feeds_backward |= {(_scope_of(function, key), key) for key in reaching(function)}
+            evidence.feeds_backward |= {(scope_of(function, key), key) for key in reaching(function)}
     for function, key, argument in observations.called_arguments:
         if key in reaching(function):
-            evidence.modules.add((_scope_of(function, argument), argument))
+            evidence.modules.add((scope_of(function, argument), argument))
     whole: set[str] = set(previous.backwarded_results) - set(previous.backwarded_positions)
     for function, key, callee, resolved, callee_name, given_a_graph in observations.call_results:
         evidence.called.add(callee_name)
-        if (_scope_of(function, key), key) in evidence.modules or (function.name, key) in evidence.modules:
+        if (scope_of(function, key), key) in evidence.modules or (function.name, key) in evidence.modules:
             continue  # ``self.net = make_dp(self.net)`` then ``loss_fn(self.net, x)``: it built a module, ran no forward
         reaches_backward = key in reaching(function)
         if not reaches_backward:
@@ -1691,7 +1696,7 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
                 elif position is None:
                     whole.add(callee_name)
             elif callee:
-                scoped = (_scope_of(function, callee), callee)
+                scoped = (scope_of(function, callee), callee)
                 if scoped not in evidence.modules and (id(function), key) in roots and given_a_graph:
                     # (given a model's output, and what it returns is backwarded: a loss function's shape)
                     evidence.called_for_a_backward.add(scoped)
@@ -1720,7 +1725,7 @@ def _sources_by_loop(
     return found
 
 
-def _scope_of(function: Function, key: str) -> str:
+def scope_of(function: Function, key: str) -> str:
     """Where a key lives: the class for ``self.*``, else the function (or the module)."""
     if key.startswith("self.") and function.cls:
         return f"class {function.cls}"
@@ -2668,10 +2673,7 @@ class _Walker:
             if type(node.iter) is cst.Call and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
             else []
         )
-        holds_modules = iterable.kind is Kind.CONTAINER and bool(iterable.elements) and all(
-            e.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) for e in iterable.elements or ()
-        )
-        if iterable.kind is Kind.MODULE or holds_modules or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
+        if iterable.kind is Kind.MODULE or _holds_modules(iterable) or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
             self.function.cls is not None and _indexes_own_modules(node)  # only a method has ``self.<modules>[i]``
         ):
             loop.in_module_method = loop.over_layers = True  # ``for layer in self.layers``: one forward, layer by layer
@@ -2837,21 +2839,15 @@ class _Walker:
         """Names a test proves to be a numpy array or a Python number (``isinstance(x,
         np.ndarray)``, ``type(x) == float``): in its branch they hold no graph."""
         aliases = self.context.aliases
-
-        def data_type(node: cst.BaseExpression) -> bool:
-            return _names_a_data_type(node, aliases)
-
-        call = test
+        tested: Optional[cst.BaseExpression] = None
         if type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.comparisons[0].operator) in (cst.Equal, cst.Is):
             left, right = test.left, test.comparisons[0].comparator
-            if type(left) is cst.Call and type(left.func) is cst.Name and left.func.value == "type" and len(left.args) == 1 and data_type(right):
-                key = dotted(left.args[0].value)
-                return [key] if key is not None else []
-            return []
-        if type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "isinstance" and len(call.args) == 2 and data_type(call.args[1].value):
-            key = dotted(call.args[0].value)
-            return [key] if key is not None else []
-        return []
+            if type(left) is cst.Call and type(left.func) is cst.Name and left.func.value == "type" and len(left.args) == 1 and _names_a_data_type(right, aliases):
+                tested = left.args[0].value
+        elif type(test) is cst.Call and type(test.func) is cst.Name and test.func.value == "isinstance" and len(test.args) == 2 and _names_a_data_type(test.args[1].value, aliases):
+            tested = test.args[0].value
+        key = dotted(tested) if tested is not None else None
+        return [key] if key is not None else []
 
     def _scaled_loss(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The loss a context manager hands back scaled (apex's ``amp.scale_loss(loss, opt)``):
@@ -4187,6 +4183,15 @@ class _Walker:
                 return iterated if iterated is not None and iterated.startswith("self.") else None
         return None
 
+    def _updated_tensor(self, receiver: cst.BaseExpression) -> Optional[str]:
+        """The key of the tensor an in-place method updates: the root of ``buf.mul_(m)`` chains,
+        or the tensor an accessor hands out (``stats.device_stat("loss")``, a tensor the stats
+        object keeps)."""
+        root = _chain_root(receiver, vocab.IN_PLACE_UPDATES)
+        if root is None and type(receiver) is cst.Call:
+            return self._accessor_target(receiver, keyed=True)
+        return root
+
     def _accessor_target(self, call: cst.Call, *, keyed: bool = False) -> Optional[str]:
         """``self.target`` for ``self._get_target()`` when that method of the file only ever
         returns ``self.target`` (a lazily built EMA copy): an effect on what it returns is an
@@ -4549,7 +4554,7 @@ class _Walker:
         if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE):
             if not (method == "eval" and node.args):
                 # ``self.net.parameters()`` in ``__init__``: a module in every method of the class
-                scope = _scope_of(self.function, receiver_key) if receiver_key.startswith("self.") else self.scope
+                scope = scope_of(self.function, receiver_key) if receiver_key.startswith("self.") else self.scope
                 self.context.observations.module_uses.add((scope, receiver_key))
         if method in vocab.BACKWARD_METHODS or name in vocab.AUTOGRAD_GRAD or name in vocab.AUTOGRAD_BACKWARD:
             self._backward(node, name, method)
@@ -4609,16 +4614,8 @@ class _Walker:
                 self._store(node, func.value, key, method, node.args[0].value, given, frozenset({"<append>"}))
                 held = self._lookup(key)
                 self.env[key] = replace(held, state=State.ATTACHED if given.attached else held.state, elements=None, keys=None, open_tail=False)
-        elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and (
-            _chain_root(func.value, vocab.IN_PLACE_UPDATES) is not None
-            or type(func.value) is cst.Call and self._accessor_target(func.value, keyed=True) is not None
-        ):
-            # (``stats.device_stat("loss").add_(loss)``: a tensor the stats object keeps)
-            receiver_key = _chain_root(func.value, vocab.IN_PLACE_UPDATES) or (
-                self._accessor_target(func.value, keyed=True) if type(func.value) is cst.Call else None
-            )
-            assert receiver_key is not None
-            receiver_key = self.parameter_owners.get(receiver_key, receiver_key)
+        elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and (updated := self._updated_tensor(func.value)) is not None:
+            receiver_key = self.parameter_owners.get(updated, updated)
             operand = combine(*arguments) if arguments else DETACHED
             if (operand.attached or operand.params) and not self.no_grad:
                 summed = method in ("add_", "sub_") and (_chain_root(func.value, frozenset()) is not None or type(func.value) is cst.Call and not (

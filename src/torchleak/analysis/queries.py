@@ -10,7 +10,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
 from torchleak.analysis.names import dotted
-from torchleak.analysis.flow import additive_terms, argument_at, data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, subtree
+from torchleak.analysis.flow import additive_terms, argument_at, data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, scope_of, subtree
 
 Held = Union[Accumulation, Store]
 
@@ -484,7 +484,7 @@ def _result_feeds_a_backward(facts: FileFacts, name: str) -> bool:
     if evidence is None or observations is None:
         return False
     return any(
-        callee_name == name and (caller.name if not key.startswith("self.") or not caller.cls else f"class {caller.cls}", key) in evidence.feeds_backward
+        callee_name == name and (scope_of(caller, key), key) in evidence.feeds_backward
         for caller, key, _callee, resolved, callee_name, _given in observations.call_results
         if resolved and key is not None
     )

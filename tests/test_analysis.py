@@ -6016,3 +6016,122 @@ class TestModuleElementsAndPeriodicResets:
                     return float(sum(found.values()))
         """
         assert self.findings(src) == []
+
+
+class TestObjectsGivenToAConstructor:
+    """Session 25: an object ``__init__`` is given and keeps on ``self`` takes its class from how
+    the class's methods use that attribute; what such an object computes for a result that callers
+    backward ran a forward."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_an_attribute_set_from_an_init_parameter_takes_the_class_its_uses_name(self):
+        facts = facts_of("""
+            from collections import deque
+
+            class ReplayBuffer:
+                def __init__(self, capacity):
+                    self.memory = deque(maxlen=capacity)
+
+                def add(self, state, priority):
+                    self.memory.append((state, priority))
+
+                def sample(self, n):
+                    return list(self.memory)[:n]
+
+            class Agent:
+                def __init__(self, buffer):
+                    self.memory = buffer
+
+                def step(self, state, priority):
+                    self.memory.add(state, priority)
+                    if len(self.memory) > 32:
+                        return self.memory.sample(32)
+        """)
+        assert value_of(facts, "Agent.__init__", "self.memory").cls == "ReplayBuffer"
+        assert effect(summary_of(facts, "Agent.step"), "store", "self.memory.memory") is not None
+
+    def test_an_attribute_used_for_members_no_class_has_stays_unknown(self):
+        facts = facts_of("""
+            class ReplayBuffer:
+                def add(self, state):
+                    pass
+
+            class Agent:
+                def __init__(self, buffer):
+                    self.memory = buffer
+
+                def step(self, state):
+                    self.memory.push(state)
+        """)
+        assert value_of(facts, "Agent.__init__", "self.memory").cls is None
+
+    def test_a_callee_held_by_an_object_whose_result_is_backwarded_ran_a_forward(self):
+        src = """
+            class Meter:
+                def __init__(self):
+                    self.sum = 0.0
+
+                def update(self, val):
+                    self.sum += val
+
+            class Actor:
+                def __init__(self, net, objective):
+                    self.net = net
+                    self.objective = objective
+
+                def __call__(self, data):
+                    pred = self.net(data["x"])
+                    loss = self.objective(pred, data["y"])
+                    return loss, {"loss": loss}
+
+            class Trainer:
+                def __init__(self, actor, optimizer):
+                    self.actor = actor
+                    self.optimizer = optimizer
+                    self.meter = Meter()
+
+                def run(self, loader):
+                    self.actor.net.train()
+                    for data in loader:
+                        loss, stats = self.actor(data)
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                        self.meter.update(stats["loss"])
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(32, "TLK101")]
+        assert 'self.meter.update(stats["loss"])' in dedent(src).splitlines()[31]
+
+    def test_an_in_place_update_through_data_carries_no_graph(self):
+        # measured under torch 2.13: ``a.data.mul_(0.9).add_(x)`` and ``w.data.copy_(x)`` leave
+        # ``a`` and ``w`` without grad_fn; the same update without ``.data`` gives AddBackward0
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Codebook(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                    self.avg = nn.Parameter(torch.zeros(4), requires_grad=False)
+                    self.weight = nn.Parameter(torch.zeros(4), requires_grad=False)
+
+                def forward(self, x):
+                    h = self.proj(x).mean(0)
+                    self.avg.data.mul_(0.9).add_(h, alpha=0.1)
+                    self.weight.data.copy_(self.avg * 2)
+                    return h
+
+            model = Codebook()
+            opt = torch.optim.SGD(model.proj.parameters(), lr=0.1)
+            for x in loader:
+                loss = model(x).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """
+        assert self.findings(src) == []
+        without_data = self.findings(src.replace(".data.", "."))
+        assert (15, "TLK103") in [(line, code) for line, code, _ in without_data]

@@ -476,8 +476,12 @@ class _Body:
             if type(current) is cst.Name:
                 continue
             if type(current) is cst.Attribute:
-                if type(current.value) is cst.Name:
-                    attributes.setdefault(current.value.value, set()).add(current.attr.value)
+                owner = current.value
+                if type(owner) is cst.Name:
+                    attributes.setdefault(owner.value, set()).add(current.attr.value)
+                elif type(owner) is cst.Attribute and type(owner.value) is cst.Name and owner.value.value == "self":
+                    # ``self.memory.add(...)``: what an attribute is used for says its class too
+                    attributes.setdefault(f"self.{owner.attr.value}", set()).add(current.attr.value)
             elif type(current) is cst.Call:
                 calls.append(current)
             stack.extend(_child_nodes(current))
@@ -508,6 +512,21 @@ class _FileIndex:
         if found is None:
             found = self._bodies[id(definition)] = _Body(definition)
         return found
+
+
+def _attributes_set_from(definition: cst.FunctionDef, name: str) -> list[str]:
+    """The attributes ``definition`` sets plainly from the parameter ``name`` (``self.memory = buffer``)."""
+    found = []
+    for statement in definition.body.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if type(small) is cst.Assign and type(small.value) is cst.Name and small.value.value == name:
+                for target in small.targets:
+                    attribute = target.target
+                    if type(attribute) is cst.Attribute and type(attribute.value) is cst.Name and attribute.value.value == "self":
+                        found.append(attribute.attr.value)
+    return found
 
 
 def _annotated_class(param: cst.Param) -> str:
@@ -1707,7 +1726,28 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
             evidence.numeric_results.add(callee_name)
     for name in whole:
         evidence.backwarded_positions.pop(name, None)
+    _callees_of_backwarded_results(facts, observations, evidence)
     return evidence
+
+
+def _callees_of_backwarded_results(facts: FileFacts, observations: _Observations, evidence: Evidence) -> None:
+    """``iou = self.net(x); return self.loss_weight * self.objective(iou, y)`` in a method whose
+    result a caller backwards: the objects it holds and calls to compute that result (given to
+    its ``__init__``, unknown here) ran a forward, like a callee whose result is backwarded in place."""
+    unresolved: dict[int, list[tuple[str, str]]] = {}
+    for function, key, callee, resolved, _callee_name, _given in observations.call_results:
+        if not resolved and callee and callee.startswith("self.") and callee.count(".") == 1:
+            unresolved.setdefault(id(function), []).append((key, callee))
+    if not unresolved:
+        return
+    for function in facts.functions:
+        calls = unresolved.get(id(function))
+        if not calls or function.name not in evidence.backwarded_results or not function.returned_keys:
+            continue
+        returned = function.sources_of(function.returned_keys, data_only=True)
+        for key, callee in calls:
+            if key in returned:
+                evidence.modules.add((scope_of(function, callee), callee))
 
 
 def _sources_by_loop(
@@ -2999,7 +3039,15 @@ class _Walker:
                 return None
             if reads is None:
                 reads = self.context.body(node).attributes_read
-            return self.context.class_by_members(reads.get(key, set()))
+            read = set(reads.get(key, set()))
+            if name == "__init__" and cls is not None:
+                # ``self.memory = buffer``: the class's methods' use of ``self.memory`` (``.add``,
+                # ``.sample``) says what ``buffer`` is
+                for attribute in _attributes_set_from(node, key):
+                    for info in self.context.class_chain(cls):
+                        for method in info.methods.values():
+                            read |= self.context.body(method).attributes_read.get(f"self.{attribute}", set())
+            return self.context.class_by_members(read)
 
         for index, param in enumerate(params):
             key = param.name.value
@@ -4190,6 +4238,10 @@ class _Walker:
         root = _chain_root(receiver, vocab.IN_PLACE_UPDATES)
         if root is None and type(receiver) is cst.Call:
             return self._accessor_target(receiver, keyed=True)
+        if root is not None and (root == "data" or root.endswith(".data")):
+            # ``self.weight.data.copy_(avg)``: ``.data`` is a view autograd does not track; the
+            # tensor behind it gains no grad_fn, whatever the operand holds (measured)
+            return None
         return root
 
     def _accessor_target(self, call: cst.Call, *, keyed: bool = False) -> Optional[str]:

@@ -6135,3 +6135,33 @@ class TestObjectsGivenToAConstructor:
         assert self.findings(src) == []
         without_data = self.findings(src.replace(".data.", "."))
         assert (15, "TLK103") in [(line, code) for line, code, _ in without_data]
+
+    def test_a_comprehension_calling_a_training_step_is_a_loop_over_its_elements(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Learner:
+                def __init__(self):
+                    self.net = nn.Linear(4, 1)
+                    self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+                    self.trace = []
+
+                def step(self, x):
+                    loss = self.net(x).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    self.trace.append(loss)
+                    return loss.item()
+
+            learner = Learner()
+            losses = [learner.step(x) for x in batches]
+        """
+        from torchleak.analysis.queries import held_across_iterations
+
+        # (the analysis itself: the pre-filter asks for a loop statement or create_graph in the file)
+        held = [(event.key, type(loop.node)) for event, loop in held_across_iterations(facts_of(src), double_backward=False)]
+        assert held == [("learner.trace", cst.ListComp)]
+        kept_as_numbers = src.replace("self.trace.append(loss)", "self.trace.append(loss.item())")
+        assert list(held_across_iterations(facts_of(kept_as_numbers), double_backward=False)) == []

@@ -184,6 +184,8 @@ def keyword_edit(call: cst.Call, arg: cst.Arg) -> Edit:
 
 def loop_top(loop: Loop) -> Optional[cst.CSTNode]:
     """The first statement of an iteration (after a per-batch method's docstring)."""
+    if not isinstance(loop.node, (cst.For, cst.While, cst.FunctionDef)):
+        return None  # a comprehension has no statement to put a fix before
     body = loop.node.body
     statements: Sequence[cst.CSTNode] = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
     if isinstance(loop.node, cst.FunctionDef) and statements and _is_docstring(statements[0]):

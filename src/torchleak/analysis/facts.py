@@ -16,7 +16,9 @@ from torchleak.analysis.values import ATTACHED, DETACHED, UNKNOWN, Kind, State, 
 __all__ = ["ATTACHED", "DETACHED", "UNKNOWN", "State", "Value", "Kind"]
 
 
-LoopNode = Union[cst.For, cst.While, cst.FunctionDef]
+#: A ``for``/``while`` statement, a per-batch method, or a comprehension whose element is a call
+#: (``[learner.step(b) for b in batches]`` runs a training step per element).
+LoopNode = Union[cst.For, cst.While, cst.FunctionDef, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
 
 
 @dataclass(eq=False)

@@ -36,6 +36,7 @@ from torchleak.analysis.facts import (
     Function,
     GradReset,
     Loop,
+    LoopNode,
     Store,
 )
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
@@ -2453,7 +2454,7 @@ class _Walker:
         (``total = total + s``, as ``total += s``), not a state the next iteration computes
         with (``x = x + update`` then ``model(x)``)."""
         loop = self.loop
-        if loop is None or isinstance(loop.node, cst.FunctionDef):
+        if loop is None or not isinstance(loop.node, (cst.For, cst.While)):
             return False
         for node in subtree(loop.node.body):
             if node is statement or type(node) is cst.FunctionDef or type(node) is cst.ClassDef or type(node) is cst.Lambda:
@@ -2838,7 +2839,7 @@ class _Walker:
         for events, mark in zip(lists, marks):
             del events[mark:]
 
-    def _enter_loop(self, node: Union[cst.For, cst.While], over_loader: bool) -> Loop:
+    def _enter_loop(self, node: LoopNode, over_loader: bool) -> Loop:
         attached = frozenset(key for key, value in self.env.items() if value.attached)
         loop = Loop(node, self.loop, over_loader=over_loader, start=self.context.seq + 1, attached_on_entry=attached)
         loop.branch_depth = self.branch_depth
@@ -3364,8 +3365,18 @@ class _Walker:
     def _comprehension_value(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]) -> Value:
         saved: dict[str, Optional[Value]] = {}
         clause: Optional[cst.CompFor] = node.for_in
+        loop: Optional[Loop] = None
         while clause is not None:
             iterable = self.evaluate(clause.iter)
+            element = node.value if isinstance(node, cst.DictComp) else node.elt
+            if (
+                loop is None and clause.inner_for_in is None and type(element) is cst.Call
+                and self._resolve(element.func, element.args) is not None
+            ):
+                # ``[learner.step(b) for b in batches]``: a function of the file runs once per
+                # element; what it keeps on its object is kept across those iterations as in a loop
+                loop = self._enter_loop(node, over_loader=iterable.kind is Kind.LOADER)
+                loop.loop_targets = frozenset(mentions(clause.target))
             for key in mentions(clause.target):
                 saved.setdefault(key, self.env.get(key))
                 self.env[key] = _iterated_element(iterable) if type(clause.target) is cst.Name else (
@@ -3382,6 +3393,8 @@ class _Walker:
             value = self.evaluate(node.value)
         else:
             value = self.evaluate(node.elt)
+        if loop is not None:
+            self._leave_loop(loop)
         for key, previous in saved.items():
             if previous is None:
                 self.env.pop(key, None)

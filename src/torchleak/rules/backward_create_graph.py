@@ -208,7 +208,7 @@ def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:
 def zero_grad_fix(facts: FileFacts, call: BackwardCall) -> Fix | None:
     """``optimizer.zero_grad(set_to_none=True)`` after the step that follows the backward."""
     loop = call.loop
-    if loop is None or loop.per_batch_method or not isinstance(loop.node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+    if loop is None or not isinstance(loop.node, (cst.For, cst.While)) or not isinstance(loop.node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
         return None
     body = loop.node.body.body
     passed = False

@@ -6165,3 +6165,86 @@ class TestObjectsGivenToAConstructor:
         assert held == [("learner.trace", cst.ListComp)]
         kept_as_numbers = src.replace("self.trace.append(loss)", "self.trace.append(loss.item())")
         assert list(held_across_iterations(facts_of(kept_as_numbers), double_backward=False)) == []
+
+
+class TestResetsAndCallersGraphs:
+    """Session 25: an in-place ``zero_()`` reset keeps the autograd history (measured:
+    ``ZeroBackward0`` points at the previous graph); a helper retaining the graph of the losses
+    its caller gave it is needed when the caller backwards again after the call."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    SPIKING = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class LIF(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("v_mem", torch.zeros(1, n))
+
+            def reset_states(self):
+                self.v_mem.zero_()
+
+            def forward(self, x):
+                spikes = []
+                for t in range(x.shape[1]):
+                    self.v_mem = 0.8 * self.v_mem + x[:, t]
+                    spikes.append(torch.sigmoid(self.v_mem))
+                return torch.stack(spikes, 1)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(12, 32)
+                self.lif = LIF(32)
+
+            def forward(self, x):
+                return self.lif(self.fc(x)).mean()
+
+        model = Net()
+        opt = torch.optim.Adam(model.parameters())
+        for x in loader:
+            model.lif.reset_states()
+            opt.zero_grad()
+            loss = model(x)
+            loss.backward()
+            opt.step()
+    """
+
+    def test_a_reset_by_zero_in_place_is_reported_at_the_reset_not_in_the_forward(self):
+        found = self.findings(self.SPIKING)
+        assert [(line, code) for line, code, _ in found] == [(12, "TLK103")]
+        assert "self.v_mem = torch.zeros_like(self.v_mem)" in found[0][2]
+        assert "self.v_mem.zero_()" in dedent(self.SPIKING).splitlines()[11]
+
+    def test_zero_then_detach_in_place_resets_the_state(self):
+        assert self.findings(self.SPIKING.replace("self.v_mem.zero_()", "self.v_mem.zero_().detach_()")) == []
+
+    HELPER = """
+        import torch
+
+        def grad_norms(losses, shared):
+            norms = []
+            for l in losses:
+                g = torch.autograd.grad(l, shared, retain_graph=True)
+                norms.append(sum((x ** 2).sum() for x in g).item())
+            return norms
+
+        def train(model, loader, opt):
+            for x, ys in loader:
+                preds = model(x)
+                losses = [((p - y) ** 2).mean() for p, y in zip(preds, ys)]
+                norms = grad_norms(losses, list(model.shared.parameters()))
+                opt.zero_grad()
+                sum(losses).backward()
+                opt.step()
+    """
+
+    def test_a_helper_retaining_its_callers_graph_is_silent_when_the_caller_backwards_it_after(self):
+        assert self.findings(self.HELPER) == []
+
+    def test_the_same_helper_is_reported_when_nothing_backwards_after_the_call(self):
+        src = self.HELPER.replace("sum(losses).backward()", "pass")
+        assert [code for _, code, _ in self.findings(src)] == ["TLK201"]

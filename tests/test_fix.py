@@ -786,6 +786,26 @@ def test_a_fix_that_raises_leaves_the_finding(monkeypatch: pytest.MonkeyPatch) -
     assert outcome.source == source and [f.code for f in outcome.remaining] == ["TLK201"]
 
 
+def test_a_fix_that_leaves_its_finding_is_undone_and_not_repeated(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fix that does not remove what it reports (the graph is kept elsewhere) changed the code
+    # for nothing: it is undone, not applied pass after pass (``.detach().detach()...``).
+    from torchleak.rule import Edit, Fix
+
+    rule = RULES_BY_CODE["TLK201"]
+
+    def respaced(self: Rule, report: object, facts: object) -> Fix:
+        node = report.node  # type: ignore[attr-defined]
+        assert isinstance(node, cst.Arg)
+        spaced = node.with_changes(equal=cst.AssignEqual(cst.SimpleWhitespace(" "), cst.SimpleWhitespace(" ")))
+        return Fix("safe", "respace it", (Edit(node, spaced),))
+
+    monkeypatch.setattr(rule, "fix", respaced)
+    source = "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward(retain_graph=True)\n"
+    outcome = fix_source(source)
+    assert outcome.source == source and not outcome.applied
+    assert [f.code for f in outcome.remaining] == ["TLK201"]
+
+
 # --------------------------------------------------------------------------- properties over every example
 
 

@@ -660,3 +660,22 @@ def test_entries_of_a_container_built_without_graph_hold_none(tmp_path: Path) ->
         """,
     })
     assert _lint(tmp_path, "test_losses.py") == []
+
+
+def test_an_instance_called_in_a_loop_runs_its_call_method_per_batch() -> None:
+    # ``penalty(d, f_s, f_t)`` in train.py's loop runs ``__call__`` of the class penalty.py
+    # defines: what ``__call__`` keeps on its object is reported there, not at the call.
+    tree = ast.parse(textwrap.dedent("""
+        from penalty import GradPenalty
+
+        def train(loader, penalty):
+            for x in loader:
+                gp = penalty(x)
+
+        penalty = GradPenalty()
+        evaluated = penalty(None)
+    """))
+    classes: dict[str, str | None] = {"GradPenalty": None}
+    assert project._methods_called_with_grad(tree, classes, set(), in_loops=True) == {"GradPenalty.__call__"}
+    tree_without_loop = ast.parse("from penalty import GradPenalty\npenalty = GradPenalty()\nout = penalty(1)\n")
+    assert project._methods_called_with_grad(tree_without_loop, classes, set(), in_loops=True) == set()

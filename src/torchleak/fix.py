@@ -164,8 +164,11 @@ def fix_source(
     outcome = FixOutcome(original=source, source=source, result=result, remaining=list(result.findings))
     if result.syntax_error is not None or result.skipped is not None:
         return outcome
+    # (code, line) of findings whose fix left them in place: that fix changed the code without
+    # removing the leak, so it is undone and never offered again (no ``.detach().detach()``)
+    ineffective: set[tuple[str, int]] = set()
     for _ in range(max_passes):
-        fixable = [finding for finding in result.findings if finding.fix is not None]
+        fixable = [finding for finding in result.findings if finding.fix is not None and (finding.code, finding.line) not in ineffective]
         allowed = [finding for finding in fixable if unsafe or finding.fix is not None and finding.fix.safety == "safe"]
         outcome.unsafe_available = len(fixable) - len(allowed)
         if not allowed:
@@ -176,6 +179,17 @@ def fix_source(
         new_result = lint(new_source)
         if new_result.syntax_error is not None or new_result.skipped is not None:
             break  # never leave a file worse off than it was
+        remaining = {(finding.code, finding.line) for finding in new_result.findings}
+        stuck = {(finding.code, finding.line) for finding in applied} & remaining
+        if stuck:
+            ineffective |= stuck
+            kept = [finding for finding in allowed if (finding.code, finding.line) not in stuck]
+            new_source, applied = _apply_pass(source, choose(kept)) if kept else (source, [])
+            if not applied or new_source == source:
+                break
+            new_result = lint(new_source)
+            if new_result.syntax_error is not None or new_result.skipped is not None:
+                break
         source, result = new_source, new_result
         outcome.applied.extend((finding.code, finding.fix) for finding in applied if finding.fix is not None)
         outcome.unsafe_available = 0

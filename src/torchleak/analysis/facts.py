@@ -179,6 +179,9 @@ class Binding(Event):
     #: The statement is in this callee (a module's ``forward`` updating ``self``), not in the
     #: loop's function: the fix goes there.
     in_callee: str = ""
+    #: An in-place reset (``self.v_mem.zero_()``): the values are new, the autograd history of
+    #: an attached tensor stays (measured: ``ZeroBackward0`` points at the previous graph).
+    keeps_history: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -329,6 +329,10 @@ def _calls_module_method(func: cst.BaseExpression) -> bool:
     return False
 
 
+#: In-place methods that give a tensor new values and keep its autograd history.
+_ZEROING: Final = frozenset({"zero_", "fill_"})
+
+
 def _chain_root(node: cst.BaseExpression, methods: frozenset[str]) -> Optional[str]:
     """The object a chain of ``methods`` returns or updates: ``sampler`` for
     ``sampler.eval().to(device)``, ``buf`` for ``buf.mul_(m)`` (the receiver of ``.add_``)."""
@@ -2143,10 +2147,12 @@ class _Walker:
         self.evaluate(expression)
 
     def _binding(
-        self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = ""
+        self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = "",
+        keeps_history: bool = False,
     ) -> None:
         event = Binding(
-            node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth, in_callee
+            node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth, in_callee,
+            keeps_history,
         )
         self._locate(node)
         self.function.bindings.append(event)
@@ -4702,8 +4708,12 @@ class _Walker:
                 outside = self._outside_target(receiver_key)
                 if outside is not None:
                     self._effect(Effect("carry", outside, operand, self.function.name, method))
+        elif method in ("zero_", "fill_") and type(func) is cst.Attribute and (key := dotted(func.value)) is not None and key.startswith("self."):
+            # ``self.v_mem.zero_()`` in a reset method: new values, the same autograd history
+            self._binding(node, key, DETACHED, set(), keeps_history=True)
         elif method in ("detach_", "clear") and type(func) is cst.Attribute:
-            key = target_key(func.value) if method == "detach_" else dotted(func.value)  # ``hidden[0].detach_()``
+            # ``hidden[0].detach_()``; ``self.v_mem.zero_().detach_()``
+            key = (target_key(func.value) or _chain_root(func.value, _ZEROING)) if method == "detach_" else dotted(func.value)
             if key is not None:
                 self.env[key] = DETACHED
                 self._binding(node, key, DETACHED, set())

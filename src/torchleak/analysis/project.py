@@ -449,6 +449,8 @@ def _methods_called_with_grad(
             switch = node.func.attr in _RETURNS_SELF and len(node.args) + len(node.keywords) <= 1
             if receiver in instances and not switch:
                 found.add(f"{instances[receiver]}.{node.func.attr}")
+        elif not no_grad and (looped or not in_loops) and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in instances:
+            found.add(f"{instances[node.func.id]}.__call__")  # ``penalty(d, f_s, f_t)`` runs ``__call__``
         looped = looped or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
         stack.extend((child, no_grad, looped) for child in ast.iter_child_nodes(node))
     return found

@@ -29,8 +29,30 @@ def leaking_loop(event: Held, facts: FileFacts) -> Optional[Loop]:
 
 def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
     """``forward`` may keep state on ``self`` that the training loop resets through another method
-    (``model.cache.clear()``, ``detach_state()``): how often is not known, so stay silent."""
-    return any(_ever_called(facts, function) for function in _resetting_methods(facts, loop, key))
+    (``model.cache.clear()``, ``detach_state()``): how often is not known, so stay silent. A
+    reset that keeps the history (``self.v_mem.zero_()``) resets nothing."""
+    return any(
+        _ever_called(facts, function) and not _only_keeps_history(function, key)
+        for function in _resetting_methods(facts, loop, key)
+    )
+
+
+def history_keeping_reset(facts: FileFacts, loop: Loop, key: str) -> Optional[Binding]:
+    """The reset of the state ``forward`` keeps, when every called reset zeroes it in place
+    (``self.v_mem.zero_()``): the values start over, the graph keeps growing; the fix is there."""
+    called = [function for function in _resetting_methods(facts, loop, key) if _ever_called(facts, function)]
+    if not called or not all(_only_keeps_history(function, key) for function in called):
+        return None
+    attribute = key.rsplit(".", 1)[-1]
+    return next(
+        binding for binding in called[0].bindings if binding.keeps_history and binding.key.rsplit(".", 1)[-1] == attribute
+    )
+
+
+def _only_keeps_history(function: Function, key: str) -> bool:
+    attribute = key.rsplit(".", 1)[-1]
+    resets = [binding for binding in function.bindings if "." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute]
+    return bool(resets) and all(binding.keeps_history for binding in resets)
 
 
 def uncalled_reset(facts: FileFacts, loop: Loop, key: str) -> Optional[str]:
@@ -954,6 +976,11 @@ def last_of_losses_retains(facts: FileFacts, call: BackwardCall) -> bool:
         data |= _data_parameters(function, sites)  # a per-batch helper's parameters are the batch
     if later and _later_backward_shares_graph(function, call, later, data):
         return False
+    given = _graph_parameters(function, sites)
+    if given and function.sources_of(set(call.output_mentions), data_only=True) & given and any(
+        other.seq > site.seq and (site.loop is None or site.loop.contains(other.seq)) for site in sites for other in site.function.backwards
+    ):
+        return False  # the losses are its caller's, who backwards again after the call (their sum)
     # a helper retaining for its caller: only where it returns no graph to a caller
     returns = function.summary.returns
     return not (returns.attached or any(element.attached for element in returns.elements or ()))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_state, state_kind, statement_text, sums_into_itself, uncalled_reset
+from torchleak.analysis.queries import carried_state, history_keeping_reset, state_kind, statement_text, sums_into_itself, uncalled_reset
 from torchleak.edits import state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -351,12 +351,29 @@ class CarriedState(Rule):
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
+        zeroed: set[int] = set()
         for loop, binding in carried_state(facts):
             if binding.value.double_backward and sums_into_itself(binding):
                 continue  # a running sum of create_graph gradients: TLK301 reports it
             key, where = binding.key, ""
             trains = _trains(facts, loop, binding)
             consequence = "the second backward fails, or memory grows" if trains else "memory grows every iteration"
+            zeroing = history_keeping_reset(facts, loop, binding.key) if binding.in_callee else None
+            if zeroing is not None:
+                # ``reset_states()`` zeroes the membrane in place: the fix is the reset, not the
+                # forward (detaching there would cut the gradient within each sample)
+                if id(zeroing.node) in zeroed:
+                    continue
+                zeroed.add(id(zeroing.node))
+                statement = statement_text(facts, zeroing.node)
+                fields = {
+                    "key": zeroing.key,
+                    "where": f" ({statement} in {zeroing.function.name} gives it new values but keeps its autograd history)",
+                    "consequence": consequence,
+                    "fix": f"reset it without its history: {zeroing.key} = torch.zeros_like({zeroing.key}) (or {zeroing.key}.detach_().zero_())",
+                }
+                yield Report(zeroing.node, {**fields, "statement": statement}, zeroing, loop)
+                continue
             if binding.in_callee.endswith(".forward"):
                 # A module's forward updates its own state from its input: fixed in the forward.
                 key = "self." + binding.key.rsplit(".", 1)[-1]
@@ -387,7 +404,7 @@ class CarriedState(Rule):
         binding, loop = report.event, report.loop
         if not isinstance(binding, Binding) or loop is None:
             return None
-        if binding.in_callee or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
+        if binding.in_callee or binding.keeps_history or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
             return None  # the edit is not a detach at the top of this loop
         if uncalled_reset(facts, loop, binding.key) is not None:
             return None  # the class's own reset, called by the training loop, is the fix

@@ -8,7 +8,7 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_into, carried_state, later_backward, loops_with_carried_state, state_kind, statement_text
+from torchleak.analysis.queries import carried_into, carried_state, history_keeping_reset, later_backward, state_kind, statement_text
 from torchleak.edits import keyword_edit, state_fix_edit
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -41,7 +41,7 @@ class RetainGraphCarriedState(Rule):
     name: ClassVar[str] = "retain-graph-carried-state"
     message: ClassVar[str] = (
         "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
-        "{harm}; detach it each iteration ({detach}) and drop retain_graph=True"
+        "{harm}; {detach} and drop retain_graph=True"
     )
     fix_safety: ClassVar[FixSafety] = "unsafe"
     fix_rationale: ClassVar[str] = (
@@ -159,7 +159,8 @@ class RetainGraphCarriedState(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
-        carried = loops_with_carried_state(facts)
+        carried_pairs = list(carried_state(facts))
+        carried = {id(loop): binding for loop, binding in carried_pairs}
         for function in facts.functions:
             for call in function.backwards:
                 if call.retain_graph is None:
@@ -174,22 +175,31 @@ class RetainGraphCarriedState(Rule):
                         else "the graph and the step time grow every iteration"
                     )
                     key = binding.key
-                    if binding.in_callee:
-                        detach = f"in {binding.in_callee}, where it is updated"
+                    reset = next((history_keeping_reset(facts, loop, key) for loop, other in carried_pairs if other is binding), None)
+                    if reset is not None:
+                        # zeroed in place by a reset method: autograd skips the zero gradient, so
+                        # nothing raises, and the chain of graphs grows
+                        harm = "the graph and the step time grow every iteration"
+                        detach = (
+                            f"reset it without its history in {reset.function.name} "
+                            f"({reset.key} = torch.zeros_like({reset.key}), not {reset.key}.zero_())"
+                        )
+                    elif binding.in_callee:
+                        detach = f"detach it each iteration (in {binding.in_callee}, where it is updated)"
                     elif binding.function is not call.function:
-                        detach = f"{key} = {key}.detach() in {binding.function.name}, where it is updated"
+                        detach = f"detach it each iteration ({key} = {key}.detach() in {binding.function.name}, where it is updated)"
                     elif state_kind(binding) is Kind.TUPLE:
-                        detach = f"{key} = tuple(t.detach() for t in {key})"
+                        detach = f"detach it each iteration ({key} = tuple(t.detach() for t in {key}))"
                     elif state_kind(binding) is Kind.TENSOR:
-                        detach = f"{key} = {key}.detach()"
+                        detach = f"detach it each iteration ({key} = {key}.detach())"
                     else:
-                        detach = "each tensor it holds, at the start of the iteration"
+                        detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
                     fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach}
                     yield Report(call.retain_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        if not isinstance(report.event, BackwardCall):
-            return None
+        if not isinstance(report.event, BackwardCall) or report.fields.get("detach", "").startswith("reset it"):
+            return None  # (the fix is in the reset method, which the edit does not reach)
         return retain_carried_fix(facts, report.event, list(carried_state(facts)))
 
 

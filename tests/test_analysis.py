@@ -6248,3 +6248,86 @@ class TestResetsAndCallersGraphs:
     def test_the_same_helper_is_reported_when_nothing_backwards_after_the_call(self):
         src = self.HELPER.replace("sum(losses).backward()", "pass")
         assert [code for _, code, _ in self.findings(src)] == ["TLK201"]
+
+
+class TestSumsInClosuresComprehensionsAndRecords:
+    """Session 25 (zoo round 14): a closure handed to ``optimizer.step`` runs there; a
+    comprehension rebuilding a running total from its old entries sums; a ``namedtuple``'s
+    constructor keeps its arguments."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_closure_summing_into_a_nonlocal_runs_at_optimizer_step(self):
+        src = """
+            import torch.nn.functional as F
+
+            def train_epoch(model, optimizer, loader):
+                total = 0.0
+                for x, y in loader:
+                    def closure():
+                        nonlocal total
+                        optimizer.zero_grad()
+                        loss = F.mse_loss(model(x), y)
+                        loss.backward()
+                        total += loss
+                        return loss
+                    optimizer.step(closure)
+                return total
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK101")]
+        assert self.findings(src.replace("total += loss", "total += loss.item()")) == []
+
+    def test_a_dict_comprehension_adding_losses_to_the_old_totals_sums_them(self):
+        src = """
+            import torch.nn.functional as F
+
+            def fit(model, optimizer, loader):
+                totals = {}
+                for x, y in loader:
+                    out = model(x)
+                    losses = {"mse": F.mse_loss(out, y), "l1": F.l1_loss(out, y)}
+                    optimizer.zero_grad()
+                    sum(losses.values()).backward()
+                    optimizer.step()
+                    totals = {k: totals.get(k, 0.0) + v for k, v in losses.items()}
+                return totals
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK101")]
+        assert self.findings(src.replace("+ v for", "+ v.item() for")) == []
+
+    def test_a_list_comprehension_over_zip_of_the_totals_sums_them(self):
+        src = """
+            import torch.nn.functional as F
+
+            def fit(model, optimizer, loader):
+                totals = [0.0, 0.0]
+                for x, y, z in loader:
+                    a, b = model(x)
+                    losses = [F.mse_loss(a, y), F.mse_loss(b, z)]
+                    optimizer.zero_grad()
+                    sum(losses).backward()
+                    optimizer.step()
+                    totals = [t + l for t, l in zip(totals, losses)]
+                return totals
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK101")]
+        assert self.findings(src.replace("t + l for", "t + l.item() for")) == []
+
+    def test_a_namedtuple_built_from_star_args_keeps_what_the_caller_passes(self):
+        facts = facts_of("""
+            from collections import deque, namedtuple
+
+            Transition = namedtuple("Transition", "obs action hidden")
+
+            class Replay:
+                def __init__(self):
+                    self.memory = deque(maxlen=1000)
+
+                def push(self, *args):
+                    self.memory.append(Transition(*args))
+
+                def push_fields(self, obs, action, hidden):
+                    self.memory.append(Transition(obs, action, hidden))
+        """)
+        assert effect(summary_of(facts, "Replay.push"), "store", "self.memory") is not None
+        assert effect(summary_of(facts, "Replay.push_fields"), "store", "self.memory") is not None

@@ -608,6 +608,33 @@ def _record(info: ClassInfo, node: cst.Call, arguments: list[Value]) -> Value:
     return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name, keys=info.fields, elements=elements)
 
 
+def _named_tuple_class(statement: cst.CSTNode, aliases: ImportAliases) -> Optional[ClassInfo]:
+    """``Transition = namedtuple("Transition", "obs action hidden")`` (or ``NamedTuple("T",
+    [("obs", Tensor), ...])``): a class whose constructor keeps its arguments as fields."""
+    assign = _single_assign(statement)
+    if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name or type(assign.value) is not cst.Call:
+        return None
+    call = assign.value
+    qualified = aliases.qualify(call.func) or dotted(call.func) or ""
+    if qualified not in ("collections.namedtuple", "typing.NamedTuple", "namedtuple", "NamedTuple") or len(call.args) < 2:
+        return None
+    info = ClassInfo(assign.targets[0].target.value, [qualified])
+    names = call.args[1].value
+    fields: list[str] = []
+    if type(names) is cst.SimpleString:
+        fields = str(names.evaluated_value).replace(",", " ").split()
+    elif type(names) in (cst.List, cst.Tuple):
+        for element in names.elements:  # type: ignore[attr-defined]
+            item = element.value.elements[0].value if type(element.value) is cst.Tuple and element.value.elements else element.value
+            if type(item) is not cst.SimpleString:
+                return None
+            fields.append(str(item.evaluated_value))
+    info.fields = tuple(fields)
+    info.class_attributes.update(fields)
+    info.holds_arguments = True
+    return info
+
+
 #: Class decorators that make the constructor keep its arguments as fields.
 _FIELD_CLASS_DECORATORS: Final = frozenset({"dataclass", "define", "frozen", "mutable", "attrs", "s"})
 
@@ -962,6 +989,26 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if operands is not None:
         return [term for operand in operands for term in additive_terms(operand)]
     return [node]
+
+
+def _zipped_with(clause: cst.CompFor, key: str) -> set[str]:
+    """The names a comprehension's ``for t, l in zip(key, other)`` binds to the entries of ``key``."""
+    iterable, target = clause.iter, clause.target
+    if not (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "zip" and type(target) is cst.Tuple):
+        return set()
+    if len(iterable.args) != len(target.elements):
+        return set()
+    return {
+        element.value.value for element, arg in zip(target.elements, iterable.args)
+        if type(element.value) is cst.Name and dotted(arg.value) == key
+    }
+
+
+def _reads_entry_of(node: cst.BaseExpression, key: str) -> bool:
+    """``totals[k]`` or ``totals.get(k, 0.0)``: an entry of ``key``."""
+    if type(node) is cst.Subscript:
+        return dotted(node.value) == key
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "get" and dotted(node.func.value) == key
 
 
 def _single_assign(statement: Optional[cst.CSTNode]) -> Optional[cst.Assign]:
@@ -1569,6 +1616,8 @@ def _walk(
             context.classes[info.name] = info
         elif type(statement) is cst.FunctionDef:
             context.functions.setdefault(statement.name.value, []).append(statement)
+        elif (record := _named_tuple_class(statement, context.aliases)) is not None and record.name not in context.classes:
+            context.classes[record.name] = record
     for info in context.classes.values():
         info.is_module = any(
             base.rsplit(".", 1)[-1].endswith(_MODULE_BASES) or getattr(context.imported_class(base), "is_module", False)
@@ -2422,6 +2471,7 @@ class _Walker:
             if type(value_node) is cst.Call and _is_sum_of_list(value_node, key):
                 leaves = [element.value for element in value_node.args[0].value.elements]  # type: ignore[attr-defined]
             else:
+                self._summed_by_comprehension(statement, target, key, value_node)
                 return False
         others = [leaf for leaf in leaves if dotted(leaf) != key]
         attached = [leaf for leaf in others if self.values.get(id(leaf), UNKNOWN).attached]
@@ -2445,6 +2495,27 @@ class _Walker:
         value = self.values[id(attached[0])]
         self._written_out_sum(statement, target, key, attached[0], value)
         return False
+
+    def _summed_by_comprehension(self, statement: cst.CSTNode, target: cst.BaseExpression, key: str, value_node: cst.BaseExpression) -> None:
+        """``totals = {k: totals.get(k, 0.0) + v for k, v in losses.items()}`` (or a list over
+        ``zip(totals, losses)``): each entry adds an attached value to what the name held."""
+        if type(value_node) is cst.DictComp:
+            element: cst.BaseExpression = value_node.value
+        elif type(value_node) is cst.ListComp:
+            element = value_node.elt
+        else:
+            return
+        terms = additive_terms(element)
+        entries = _zipped_with(value_node.for_in, key)  # ``t`` of ``for t, l in zip(totals, losses)``
+        if len(terms) < 2 or not any(_reads_entry_of(term, key) or (mentions(term) & ({key} | entries)) for term in terms):
+            return
+        attached = [
+            term for term in terms
+            if not mentions(term) & ({key} | entries) and self.values.get(id(term), UNKNOWN).attached
+            and not self.values[id(term)].double_backward
+        ]
+        if attached:
+            self._written_out_sum(statement, target, key, attached[0], replace(self.values[id(attached[0])], kind=Kind.CONTAINER))
 
     def _written_out_sum(self, statement: cst.CSTNode, target: cst.BaseExpression, key: str, operand: cst.BaseExpression, value: Value) -> None:
         """``total = total + loss`` (or a running mean of a loss, ``avg = 0.95 * avg + 0.05 *
@@ -3581,6 +3652,9 @@ class _Walker:
             if info is not None and info.holds_arguments and any(argument.attached for argument in arguments) and not self.no_grad:
                 # ``Sample(tokens=tokens, log_probs=logp)``: the record holds the graph of its fields
                 return _record(info, node, arguments)
+            if info is not None and info.holds_arguments and any(argument.params for argument in arguments):
+                # in a summary: ``Transition(*args)`` holds whatever its caller passes
+                return replace(combine(*arguments), kind=Kind.INSTANCE, cls=cls_name, elements=None, keys=None)
             return Value(State.DETACHED, Kind.MODULE if info is not None and info.is_module else Kind.INSTANCE, cls=cls_name)
         imported = self._imported_callee(func, receiver) if definition is None else None
         if imported is None and definition is None:
@@ -3640,6 +3714,12 @@ class _Walker:
             return positional[1]  # ``self.summaries.setdefault(key, Summary())``: a Summary, the default or the one kept
         if receiver.keys is not None and method in _DICT_READS:
             return _dict_read(receiver, method or "", node)
+        if method == "step" and (receiver.kind is Kind.OPTIMIZER or receiver.cls is None) and node.args:
+            # ``optimizer.step(closure)`` runs the closure (whatever the optimizer parameter is
+            # known as: a function of the file handed to ``step`` is one)
+            closure = self._resolve(node.args[0].value) if isinstance(node.args[0].value, cst.Name) else None
+            if closure is not None:
+                return self._apply_summary(node, closure, UNKNOWN, [])
         if receiver.attached or (receiver.kind is Kind.TENSOR):
             by_dim = keyword(node, "dim") is not None or bool(positional and positional[0].kind is Kind.NUMBER)
             several = _tuple_result(method or "", receiver, by_dim)
@@ -3666,10 +3746,6 @@ class _Walker:
             return tuple_of(arguments)
         if method in vocab.PASSING_WRAPPERS and len(arguments) == 1:
             return arguments[0]
-        if method == "step" and receiver.kind is Kind.OPTIMIZER and node.args:
-            closure = self._resolve(node.args[0].value) if isinstance(node.args[0].value, cst.Name) else None
-            if closure is not None:
-                return self._apply_summary(node, closure, UNKNOWN, [])
         if self._is_loss_call(key, identifier, name):
             return self._loss_value(positional, arguments)
         if self._is_model_call(func, key, identifier):

@@ -409,7 +409,23 @@ def _loop_invariant(facts: FileFacts, function: Function, node: cst.CSTNode, loo
     if any(type(current) is cst.Call and id(current) in facts.forward_calls for current in subtree(node)):
         return False
     rebound = {b.key for b in function.bindings if loop.contains(b.seq)} | loop.loop_targets
-    return not any(prefix in rebound for name in names for prefix in key_prefixes(name))
+    if not any(prefix in rebound for name in names for prefix in key_prefixes(name)):
+        # (``v`` of ``{k: totals[k] + v for k, v in losses.items()}`` is bound by the
+        # comprehension around it, afresh in every iteration)
+        return not names & _comprehension_targets(function, node)
+    return False
+
+
+def _comprehension_targets(function: Function, node: cst.CSTNode) -> set[str]:
+    """The names bound by the comprehensions of ``function`` that contain ``node``."""
+    found: set[str] = set()
+    for current in subtree(function.node):
+        if type(current) in (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp) and any(inner is node for inner in subtree(current)):
+            clause: Optional[cst.CompFor] = current.for_in  # type: ignore[attr-defined]
+            while clause is not None:
+                found |= mentions(clause.target)
+                clause = clause.inner_for_in
+    return found
 
 
 def _slot_updated_in(function: Function, key: str, loop: Loop) -> bool:

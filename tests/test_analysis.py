@@ -6331,3 +6331,60 @@ class TestSumsInClosuresComprehensionsAndRecords:
         """)
         assert effect(summary_of(facts, "Replay.push"), "store", "self.memory") is not None
         assert effect(summary_of(facts, "Replay.push_fields"), "store", "self.memory") is not None
+
+
+class TestFunctionsCalledWithAndWithoutGrad:
+    """Session 25 (projects round 8): ``_run_one_epoch`` called for training with grad and for
+    validation under ``torch.no_grad()`` is walked with grad; its branch that does not train is
+    the validation call's and keeps no graph."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    SRC = """
+        import torch
+        import torch.nn.functional as F
+
+        class Bank:
+            def __init__(self):
+                self.items = []
+
+            def add(self, x):
+                self.items.append(x)
+
+        class Solver:
+            def __init__(self, model, optimizer, tr_loader, cv_loader):
+                self.model = model
+                self.optimizer = optimizer
+                self.tr_loader = tr_loader
+                self.cv_loader = cv_loader
+                self.bank = Bank()
+
+            def train(self, epochs):
+                for epoch in range(epochs):
+                    self._run_one_epoch(epoch)
+                    with torch.no_grad():
+                        self._run_one_epoch(epoch, cross_valid=True)
+
+            def _run_one_epoch(self, epoch, cross_valid=False):
+                total = 0.0
+                loader = self.cv_loader if cross_valid else self.tr_loader
+                for x, y in loader:
+                    out = self.model(x)
+                    loss = F.mse_loss(out, y)
+                    if not cross_valid:
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                    else:
+                        self.bank.add(out)
+                    total += loss
+                return total
+    """
+
+    def test_the_training_call_leaks_and_the_validation_branch_does_not(self):
+        assert [(line, code) for line, code, _ in self.findings(self.SRC)] == [(38, "TLK101")]
+        assert "total += loss" in dedent(self.SRC).splitlines()[37]
+
+    def test_a_function_called_only_under_no_grad_stays_silent(self):
+        src = self.SRC.replace("                    self._run_one_epoch(epoch)\n", "")
+        assert self.findings(src) == []

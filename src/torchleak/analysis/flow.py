@@ -1030,6 +1030,15 @@ def _decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     )
 
 
+#: The method of an ``accumulate`` effect written ``x = x * m + y * (1 - m)``: a moving average,
+#: which carries its input's graph into the next call rather than summing a loss.
+DECAYING_SUM: Final = "decay"
+
+
+def _sum_method(statement: Optional[cst.CSTNode], target: str) -> str:
+    return DECAYING_SUM if _decays_itself(statement, target) else "="
+
+
 def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) -> bool:
     """An assignment to ``target`` computed from nothing but ``target`` itself (and functions
     an import binds: ``self.alpha / torch.sum(self.alpha)``)."""
@@ -1204,12 +1213,14 @@ class Evidence:
     #: module of the project calls in a loop: walked as per-batch methods, so that what they
     #: keep is reported where they keep it (the caller's file cannot show this file's line).
     per_batch_by_importers: set[str] = field(default_factory=set)
+    #: Functions of the file some call runs with grad enabled: not no-grad because another call is.
+    called_with_grad: set[str] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
-            + len(self.called_without_grad) + len(self.per_batch_by_importers)
+            + len(self.called_without_grad) + len(self.called_with_grad) + len(self.per_batch_by_importers)
         )  # (``backwarded_positions`` is read by queries only: no walk needs redoing for it)
 
 
@@ -1234,6 +1245,9 @@ class _Observations:
     callers: set[tuple[str, str]] = field(default_factory=set)
     #: Functions of the file called inside a no-grad block of a function that has grad.
     called_without_grad: set[str] = field(default_factory=set)
+    #: Functions of the file called with grad enabled somewhere (``_run_one_epoch`` for training,
+    #: beside the same call under ``torch.no_grad()`` for validation).
+    called_with_grad: set[str] = field(default_factory=set)
     #: (function, parameter position, class): a call passes an instance of a class of the file.
     argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
@@ -1707,9 +1721,10 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
         set(previous.numeric_results), set(previous.called), set(previous.feeds_backward),
         set(previous.callers), set(previous.argument_classes), set(previous.no_grad_functions),
         set(previous.called_without_grad), {name: set(positions) for name, positions in previous.backwarded_positions.items()},
-        set(previous.called_for_a_backward), set(previous.per_batch_by_importers),
+        set(previous.called_for_a_backward), set(previous.per_batch_by_importers), set(previous.called_with_grad),
     )
     evidence.called_without_grad |= observations.called_without_grad
+    evidence.called_with_grad |= observations.called_with_grad
     if externals is not None and externals.path:
         evidence.per_batch_by_importers |= {
             function.name for function in facts.functions
@@ -1872,6 +1887,8 @@ class _Walker:
         self.own_loops: list[Loop] = []
         #: Depth of comprehensions being evaluated (their element expression runs per element).
         self.in_comprehension = 0
+        #: Called with grad and, somewhere else, under no_grad: the branch that does not train is the no-grad call's.
+        self.shared_with_no_grad = False
         #: A loop variable bound to a parameter of a module -> the module's key.
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
@@ -2085,22 +2102,34 @@ class _Walker:
             self.evaluate(node.test)
             self.branch_depth += 1
             self.guards.append(mentions(node.test))
+            trains_in = self._branch_that_trains(node)
+            outer_no_grad = self.no_grad
             if not _never_true(node.test):  # (``if False and mems:``: code switched off by hand)
                 narrowed = self._narrowed_to_data(node.test)
                 saved = {key: self.env.get(key) for key in narrowed}
                 for key in narrowed:
                     self.env[key] = NUMBER  # ``if type(x) == np.ndarray: return x``: an array, no graph
+                self.no_grad = outer_no_grad or trains_in == "orelse"
+                marks = self._held_marks()
                 self._block(_body(node.body))
+                if trains_in == "orelse":
+                    self._drop_held(marks)
+                self.no_grad = outer_no_grad
                 for key, previous in saved.items():
                     if self.env.get(key) is NUMBER:
                         if previous is None:
                             self.env.pop(key, None)
                         else:
                             self.env[key] = previous
+            self.no_grad = outer_no_grad or trains_in == "body"
+            marks = self._held_marks()
             if type(node.orelse) is cst.If:
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
+            if trains_in == "body":
+                self._drop_held(marks)
+            self.no_grad = outer_no_grad
             self.guards.pop()
             self.branch_depth -= 1
         elif type(node) is cst.With:
@@ -2177,6 +2206,31 @@ class _Walker:
                     self.evaluate(part)
         elif type(node) is cst.Global:
             pass
+
+    def _held_marks(self) -> tuple[int, int, int]:
+        function = self.function
+        return len(function.stores), len(function.accumulations), len(function.bindings)
+
+    def _drop_held(self, marks: tuple[int, int, int]) -> None:
+        """What the branch of the no-grad call keeps holds no graph there (``out`` was computed
+        before the branch, with grad only on the training call's path)."""
+        function = self.function
+        del function.stores[marks[0]:]
+        del function.accumulations[marks[1]:]
+        function.bindings[marks[2]:] = [b for b in function.bindings[marks[2]:] if not (b.fed_to_call and b.value.attached)]
+
+    def _branch_that_trains(self, node: cst.If) -> Optional[str]:
+        """In a function called with grad and, elsewhere, under no_grad, an ``if`` on one of its
+        parameters (``if not cross_valid:``) whose one branch backwards: "body" or "orelse",
+        the branch that trains; the other is the path of the no-grad call."""
+        if not self.shared_with_no_grad or self.no_grad or node.orelse is None:
+            return None
+        if not mentions(node.test) & set(self.parameters):
+            return None
+        body, orelse = _backwards_in(node.body), _backwards_in(node.orelse)
+        if body == orelse:
+            return None
+        return "body" if body else "orelse"
 
     def _expression_statement(self, expression: cst.BaseExpression) -> None:
         if type(expression) is cst.Call:
@@ -2263,7 +2317,7 @@ class _Walker:
             # changes nothing the caller holds)
             outside = self._outside_target(key)
             if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
-                self._effect(Effect("accumulate", outside, value, self.function.name, "="))
+                self._effect(Effect("accumulate", outside, value, self.function.name, _sum_method(statement, key)))
         call = _strip_access(value_node)
         if type(call) is cst.IfExp:
             # ``logits = new if logits is None else torch.cat([logits, new])``: the branch that
@@ -2524,7 +2578,7 @@ class _Walker:
         self._accumulation(statement, target, key, "=", operand, value)
         outside = self._outside_target(key)
         if outside is not None and not self._in_batch_loop():
-            self._effect(Effect("accumulate", outside, value, self.function.name, "="))
+            self._effect(Effect("accumulate", outside, value, self.function.name, _sum_method(statement, key)))
 
     def _only_summed_in_loop(self, key: str, statement: cst.CSTNode) -> bool:
         """Nothing in the loop but this sum, a reset and logging reads ``key``: a running total
@@ -3069,6 +3123,10 @@ class _Walker:
         # resolution) or through a receiver whose class the walk knows (the evidence's).
         callee_key = f"{cls}.{name}" if cls else name
         called_without_grad = callee_key in self.context.no_grad_callees or callee_key in self.context.evidence.called_without_grad
+        # (``run_epoch(train=True)`` with grad, ``run_epoch(train=False)`` under no_grad: walked with
+        # grad, its branch that does not train without)
+        shared_with_no_grad = called_without_grad and callee_key in self.context.evidence.called_with_grad
+        called_without_grad = called_without_grad and not shared_with_no_grad
         if name == "forward" and cls is not None and cls in self.context.classes and self.context.classes[cls].is_module:
             # a module's forward runs at every call of the module, not only where ``self.forward(...)``
             # is written (GAIL's discriminator calls it itself under no_grad to compute rewards)
@@ -3099,6 +3157,7 @@ class _Walker:
         self.context.top = self.context.def_tops.get(id(node), outer_top)
         qualified = f"{cls}.{name}" if cls else name
         walker = _Walker(self.context, node, qualified, no_grad=no_grad, per_batch=per_batch, cls=cls)
+        walker.shared_with_no_grad = shared_with_no_grad
         walker.function.summary.per_batch = per_batch_elsewhere
         # In the order of a signature: ``*args`` and ``**kwargs`` are parameters too (``parameters``
         # names them with their stars), so that ``tracker.add(mel=l1, kl=l2)`` summing every
@@ -4100,6 +4159,8 @@ class _Walker:
         self.context.observations.callers.add((callee.name, self.function.name))
         if self.no_grad and not self.function.summary.no_grad and not construct:
             self.context.observations.called_without_grad.add(callee.name)
+        elif not self.no_grad and not construct:
+            self.context.observations.called_with_grad.add(callee.name)
         if not construct:
             self._note_cut_arguments(node, callee)
         return self._apply_callee(node, callee.summary, receiver, arguments, construct, callee)
@@ -4449,16 +4510,18 @@ class _Walker:
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
                           value, index, via, argument_returned=returned)
                 )
-            elif effect.kind == "accumulate" and callee is not None and effect.value.params and _decays_itself(
-                callee.effect_nodes.get(id(effect)), effect.target
-            ) and not self._is_loss_like(argument):
+            elif effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params and not self._is_loss_like(argument):
                 # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
                 # model's output, not a loss: a moving average carried into the next call
-                average = callee.effect_nodes[id(effect)]
-                self._binding(average, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
-                top = self.context.def_tops.get(id(callee.node))
-                if top is not None:
-                    self.context.facts.top_of[id(average)] = top
+                # (reported in the helper of this file, or at this call for another module's)
+                average = callee.effect_nodes.get(id(effect)) if callee is not None else None
+                if average is None or callee is None:
+                    self._binding(self.statement, key, value, mentions(node), fed=True, via=via, in_callee=effect.where)
+                else:
+                    self._binding(average, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
+                    top = self.context.def_tops.get(id(callee.node))
+                    if top is not None:
+                        self.context.facts.top_of[id(average)] = top
                 self.env[key] = value
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None

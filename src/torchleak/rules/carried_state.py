@@ -395,7 +395,7 @@ class CarriedState(Rule):
                 fix = f"detach it each iteration: {key} = tuple(t.detach() for t in {key})"
             else:
                 fix = f"detach it (each tensor it holds) at the start of each iteration"
-            if not binding.in_callee and _names_a_file(binding.via):
+            if _names_a_file(binding.via):
                 where = f" ({binding.via})"  # another module's helper updates it: name its file
             fields = {"key": key, "where": where, "consequence": consequence, "fix": fix}
             yield Report(binding.node, {**fields, "statement": statement_text(facts, binding.node)}, binding, loop)

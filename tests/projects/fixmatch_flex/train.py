@@ -49,7 +49,7 @@ def train(args, labeled_trainloader, unlabeled_trainloader, model, optimizer, em
         dist_align.update(probs_u_w)  # expect: TLK102 (thresholds.py)
         pseudo_label = dist_align.align(probs_u_w.detach(), p_target)
         max_probs, targets_u = torch.max(pseudo_label, dim=-1)
-        threshold.update(torch.softmax(logits_u_w, dim=-1).max(dim=-1)[0])  # expect: TLK101 (thresholds.py)
+        threshold.update(torch.softmax(logits_u_w, dim=-1).max(dim=-1)[0])  # expect: TLK103 (thresholds.py)
         mask = threshold.mask(max_probs)
 
         Lu = (F.cross_entropy(logits_u_s, targets_u, reduction='none') * mask).mean()

@@ -1,0 +1,1 @@
+from .mtan import MTANet

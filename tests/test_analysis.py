@@ -6388,3 +6388,36 @@ class TestFunctionsCalledWithAndWithoutGrad:
     def test_a_function_called_only_under_no_grad_stays_silent(self):
         src = self.SRC.replace("                    self._run_one_epoch(epoch)\n", "")
         assert self.findings(src) == []
+
+    def test_a_grad_switch_parameter_defaulting_to_true_trains_unless_a_call_passes_false(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 1)
+
+                def regression(self, x, y, track_gradient=True):
+                    with torch.set_grad_enabled(track_gradient):
+                        loss = ((self.net(x) - y) ** 2).mean()
+                    return loss
+
+                def train_epoch(self, loader, optimizer):
+                    total = 0
+                    for x, y in loader:
+                        loss = self.regression(x, y)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        total += loss
+                    return total
+
+                def eval_epoch(self, loader):
+                    total = 0
+                    for x, y in loader:
+                        total += self.regression(x, y, track_gradient=False)
+                    return total
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK101")]

@@ -12,6 +12,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from conftest import run_tool
 from torchleak.analysis import project
 from torchleak.analysis.flow import analyse
 from torchleak.analysis.settings import Origin, Settings
@@ -76,6 +77,32 @@ def test_root_is_the_nearest_marker_else_the_working_directory(tmp_path: Path, m
     assert project.find_root(str(tmp_path / "loose/sub")) == (tmp_path / "loose", False)
     monkeypatch.chdir(tmp_path / "proj")
     assert project.find_root(str(tmp_path / "loose/sub")) == (tmp_path / "loose/sub", False)
+    # run from elsewhere on ``torchleak loose``: the directory given on the command line
+    assert project.find_root(str(tmp_path / "loose/sub"), str(tmp_path / "loose")) == (tmp_path / "loose", False)
+
+
+def test_a_project_without_markers_linted_from_elsewhere_follows_its_imports(tmp_path: Path) -> None:
+    # ``torchleak /path/to/repo`` from another directory: ``from pkg.meter import Meter`` in
+    # ``pkg/train.py`` resolves from the directory given, as it does from inside the repository
+    write(tmp_path, {
+        "repo/pkg/__init__.py": "",
+        "repo/pkg/meter.py": textwrap.dedent(METER),
+        "repo/pkg/train.py": textwrap.dedent('''
+            from pkg.meter import Meter
+
+            def train(model, loader, optimizer):
+                meter = Meter()
+                for x, y in loader:
+                    loss = ((model(x) - y) ** 2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    meter.update(loss)
+        '''),
+        "elsewhere/keep.txt": "",
+    })
+    result = run_tool("torchleak", "--isolated", "--no-cache", str(tmp_path / "repo"), cwd=tmp_path / "elsewhere")
+    assert "train.py:11:" in result.stdout and "TLK101" in result.stdout, result.stdout + result.stderr
 
 
 METER = """

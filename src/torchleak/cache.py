@@ -47,30 +47,33 @@ ENVIRONMENT_SWITCH: Final = "TORCHLEAK_NO_CACHE"
 ROOT_MARKERS: Final = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 
 
-def find_root(directory: str) -> tuple[Path, bool]:
+def find_root(directory: str, linted: Optional[str] = None) -> tuple[Path, bool]:
     """The project root of a file in ``directory``, and whether a marker decided it: the
     nearest directory at or above it holding a ``pyproject.toml``, ``setup.cfg``, ``setup.py``
     or ``.git``; else the working directory when it contains ``directory`` (where flake8 or
-    the command was started); else ``directory`` itself."""
-    return _find_root(os.path.abspath(directory), os.getcwd())
+    the command was started); else the directory given on the command line that holds it
+    (``linted``); else ``directory`` itself."""
+    return _find_root(os.path.abspath(directory), os.getcwd(), os.path.abspath(linted) if linted else None)
 
 
 @functools.lru_cache(maxsize=None)
-def _find_root(directory: str, cwd: str) -> tuple[Path, bool]:
+def _find_root(directory: str, cwd: str, linted: Optional[str] = None) -> tuple[Path, bool]:
     start = Path(directory)
     for candidate in (start, *start.parents):
         if any((candidate / marker).exists() for marker in ROOT_MARKERS):
             return candidate, True
-    working = Path(cwd)
-    return (working if working == start or working in start.parents else start), False
+    for fallback in (Path(cwd), Path(linted) if linted else None):
+        if fallback is not None and (fallback == start or fallback in start.parents):
+            return fallback, False
+    return start, False
 
 
-def cache_directory(path: str, configured: Optional[str]) -> tuple[Path, Path]:
+def cache_directory(path: str, configured: Optional[str], linted: Optional[str] = None) -> tuple[Path, Path]:
     """The project root of the file at ``path`` and the cache directory of its project: the
     configured one, else ``.torchleak_cache`` at the root. Without a project marker the cache
     goes where the run started (as ruff's does), not into every directory of loose files;
     keys hold the root, so roots never mix."""
-    root, marked = find_root(os.path.dirname(os.path.abspath(path)))
+    root, marked = find_root(os.path.dirname(os.path.abspath(path)), linted)
     return root, Path(configured) if configured else (root if marked else Path.cwd()) / DIRECTORY_NAME
 
 

@@ -119,13 +119,17 @@ class _Job:
     #: The cache of the project index (None: at the project root) and whether to use it.
     cache_dir: Optional[str] = None
     use_cache: bool = True
+    #: The directories given on the command line (absolute).
+    linted_directories: tuple[str, ...] = ()
 
     def for_file(self, path: str) -> _Job:
         """The job for one file: its imports of the project's own modules are followed
         (``-`` stands for the stdin display name, followed only when one is given)."""
         if path in ("-", "stdin"):
             return self
-        return replace(self, settings=replace(self.settings, origin=Origin(path, self.cache_dir, self.use_cache)))
+        absolute = os.path.abspath(path)
+        linted = next((d for d in self.linted_directories if absolute.startswith(d.rstrip(os.sep) + os.sep)), None)
+        return replace(self, settings=replace(self.settings, origin=Origin(path, self.cache_dir, self.use_cache, linted)))
 
     def ignore_for(self, path: str) -> tuple[str, ...]:
         extra = [code for pattern, codes in self.per_file_ignores if Exclusions((pattern,), self.root).matches(path) for code in codes]
@@ -339,7 +343,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         resolver = Resolver(options)
         found = discover(paths, resolver.exclusions_for, force_exclude=options.force_exclude, respect_gitignore=resolver.respect_gitignore())
-        targets = [(path, resolver.job_for(path)) for path in found.files]
+        linted_directories = tuple(os.path.abspath(path) for path in paths if path != "-" and os.path.isdir(path))
+        targets = [(path, replace(resolver.job_for(path), linted_directories=linted_directories)) for path in found.files]
     except ConfigError as error:
         sys.stderr.write(f"torchleak: error: {error}\n")
         return 2

@@ -60,7 +60,7 @@ def slot_for(source: str, settings: Settings, codes: Collection[str], fixes: boo
     origin = settings.origin
     if origin is None or not origin.use_cache or not enabled_by_environment():
         return None
-    root, directory = cache_directory(origin.path, origin.cache_dir)
+    root, directory = cache_directory(origin.path, origin.cache_dir, origin.linted_directory)
     cache = cache_at(directory)
     if cache is None:
         return None

@@ -174,7 +174,7 @@ def _cache_for(origin: Optional[Origin]) -> Optional[Cache]:
     try:
         if not enabled_by_environment() or _stamp() is None:
             return None
-        return cache_at(cache_directory(origin.path, origin.cache_dir)[1])
+        return cache_at(cache_directory(origin.path, origin.cache_dir, origin.linted_directory)[1])
     except Exception:  # a cache that cannot be used only costs time
         return None
 

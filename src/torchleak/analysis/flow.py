@@ -2219,6 +2219,25 @@ class _Walker:
         del function.accumulations[marks[1]:]
         function.bindings[marks[2]:] = [b for b in function.bindings[marks[2]:] if not (b.fed_to_call and b.value.attached)]
 
+    def _trains_by_default(self, call: cst.BaseExpression) -> bool:
+        """``with torch.set_grad_enabled(track_gradient):`` in ``def regression(self, data,
+        track_gradient=True)`` whose result a caller backwards: the training call leaves the
+        default, so what the block computes is attached there."""
+        assert type(call) is cst.Call
+        flag = call.args[0].value
+        if type(flag) is not cst.Name or flag.value not in self.parameters:
+            return False
+        definition = self.function.node
+        if type(definition) is not cst.FunctionDef:
+            return False
+        param = next((p for p in (*definition.params.params, *definition.params.kwonly_params) if p.name.value == flag.value), None)
+        if param is None or type(param.default) is not cst.Name or param.default.value != "True":
+            return False
+        if self.function.name in self.context.evidence.backwarded_results or self.function.name in self.context.externals.backwarded_by_importers:
+            self.function.summary.grad_parameter = self.parameters.index(flag.value)
+            return True
+        return False
+
     def _branch_that_trains(self, node: cst.If) -> Optional[str]:
         """In a function called with grad and, elsewhere, under no_grad, an ``if`` on one of its
         parameters (``if not cross_valid:``) whose one branch backwards: "body" or "orelse",
@@ -2988,7 +3007,7 @@ class _Walker:
         saved = self.no_grad
         for item in node.items:
             mode = self._grad_mode(item.item, statement=False)
-            if mode == "off" and _switches_on_a_variable(item.item) and _backwards_in(node.body):
+            if mode == "off" and _switches_on_a_variable(item.item) and (_backwards_in(node.body) or self._trains_by_default(item.item)):
                 mode = "on"  # ``set_grad_enabled(phase == "train")`` around a backward: it trains
             self.evaluate(item.item)
             if mode is not None:
@@ -4236,7 +4255,7 @@ class _Walker:
         if construct:
             return UNKNOWN
         result = substitute(summary.returns, bound)
-        if summary.no_grad and result.state is not State.DETACHED:
+        if (summary.no_grad or self._grad_switched_off(node, summary)) and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
         if summary.module and summary.runs_forward and result.attached:
             self.context.imported_forwards[id(node)] = summary
@@ -4249,6 +4268,14 @@ class _Walker:
             return None
         node = self.function.node
         return self.context.flag(argument.value, node if type(node) is cst.FunctionDef else None, self.function.cls)
+
+    def _grad_switched_off(self, node: cst.Call, summary: Summary) -> bool:
+        """The call passes ``False`` to the parameter that switches the callee's grad mode
+        (``self.regression(data, track_gradient=False)`` in the validation loop)."""
+        if summary.grad_parameter is None or summary.grad_parameter >= len(summary.parameters):
+            return False
+        argument = argument_at(node, summary, summary.grad_parameter)
+        return type(argument) is cst.Name and argument.value == "False"
 
     def _retain_argument(self, node: cst.Call, summary: Summary) -> Optional[cst.Arg]:
         """``retain_graph=True`` given by keyword to a helper whose backward takes it from that

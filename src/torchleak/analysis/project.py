@@ -54,7 +54,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 7
+SCHEMA: Final = 8
 #: Larger modules are not summarised (a bound on cold-cache cost): in 68 public training
 #: repositories one Python file exceeds 100 KB; in the pinned corpus of libraries, 16 files
 #: exceed 150 KB (transformers' modeling_utils.py, generation/utils.py, ...), and summarising
@@ -1380,7 +1380,7 @@ _INDEXES: dict[tuple[str, Optional[str], bool, str], ProjectIndex] = {}
 
 def index_for(origin: Origin, settings: Settings) -> ProjectIndex:
     """The index of the project ``origin.path`` belongs to (one per process, root and settings)."""
-    root, directory = cache_directory(origin.path, origin.cache_dir)
+    root, directory = cache_directory(origin.path, origin.cache_dir, origin.linted_directory)
     use_cache = origin.use_cache and enabled_by_environment()
     key = (str(root), origin.cache_dir, use_cache, settings.vocabulary_key())
     index = _INDEXES.get(key)

@@ -17,6 +17,9 @@ class Origin:
     cache_dir: Optional[str] = None
     #: False: ``--no-cache`` or ``TORCHLEAK_NO_CACHE=1`` (summaries are still computed).
     use_cache: bool = True
+    #: The directory given on the command line that the file was found under: the project root
+    #: when no marker file says otherwise and the run started elsewhere.
+    linted_directory: Optional[str] = None
 
 
 @dataclass(frozen=True)

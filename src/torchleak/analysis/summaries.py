@@ -105,6 +105,10 @@ class Summary:
     #: The parameter position its backward takes ``retain_graph`` from
     #: (``def optimize(opt, loss, retain_graph=False): loss.backward(retain_graph=retain_graph)``).
     retain_parameter: Optional[int] = None
+    #: The parameter position that switches its grad mode, default on
+    #: (``def regression(self, data, track_gradient=True): with torch.set_grad_enabled(track_gradient):``):
+    #: a call passing ``False`` there computes nothing attached.
+    grad_parameter: Optional[int] = None
 
     @property
     def key(self) -> str:
@@ -127,6 +131,7 @@ class Summary:
             "attribute_flows": [list(flow) for flow in self.attribute_flows],
             "accumulated_parameters": sorted(self.accumulated_parameters),
             "retain_parameter": self.retain_parameter,
+            "grad_parameter": self.grad_parameter,
         }
 
     @classmethod
@@ -142,6 +147,7 @@ class Summary:
             grad_inputs=None if data.get("grad_inputs") is None else frozenset(int(cast(int, i)) for i in cast(list[object], data["grad_inputs"])),
             returned_unchanged=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("returned_unchanged", []))),
             retain_parameter=None if data.get("retain_parameter") is None else int(cast(int, data["retain_parameter"])),
+            grad_parameter=None if data.get("grad_parameter") is None else int(cast(int, data["grad_parameter"])),
             accumulated_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("accumulated_parameters", []))),
             attribute_flows=tuple(
                 (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))

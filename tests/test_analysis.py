@@ -6420,4 +6420,5 @@ class TestFunctionsCalledWithAndWithoutGrad:
                         total += self.regression(x, y, track_gradient=False)
                     return total
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK101")]
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(22, "TLK101")]
+        assert "total += loss" in dedent(src).splitlines()[21]

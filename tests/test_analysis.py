@@ -6422,3 +6422,68 @@ class TestFunctionsCalledWithAndWithoutGrad:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(22, "TLK101")]
         assert "total += loss" in dedent(src).splitlines()[21]
+
+    def test_a_reset_of_a_held_objects_state_resets_it(self):
+        # DRL-code-pytorch's PPO-discrete-RNN: the agent resets ``self.ac.actor_rnn_hidden`` before
+        # each minibatch; the actor-critic's method carries it within one minibatch only
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class ActorCritic(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.GRU(4, 8, batch_first=True)
+                    self.head = nn.Linear(8, 2)
+                    self.hidden = None
+
+                def actor(self, s):
+                    out, self.hidden = self.rnn(s, self.hidden)
+                    return self.head(out)
+
+            class Agent:
+                def __init__(self):
+                    self.ac = ActorCritic()
+                    self.optimizer = torch.optim.Adam(self.ac.parameters())
+
+                def reset_hidden(self):
+                    self.ac.hidden = None
+
+                def train(self, batches):
+                    for s, target in batches:
+                        self.reset_hidden()
+                        loss = ((self.ac.actor(s) - target) ** 2).mean()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("                        self.reset_hidden()\n", ""))] == ["TLK103"]
+
+    def test_a_loop_over_discriminators_with_a_gradient_penalty_is_one_forward(self):
+        # audiolm's multi-scale discriminator loss: ``for discr, downsample in zip(self.discriminators,
+        # self.downsamples)`` feeds each scale the previous one's downsampled input
+        src = """
+            import torch
+            import torch.nn as nn
+
+            def gradient_penalty(x, loss):
+                g, = torch.autograd.grad(loss, x, create_graph=True)
+                return (g.norm(2, dim=1) - 1).pow(2).mean()
+
+            class Discriminators(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.discriminators = nn.ModuleList([nn.Linear(8, 1) for _ in range(3)])
+                    self.downsamples = nn.ModuleList([nn.Identity(), nn.Identity(), nn.Identity()])
+
+                def forward(self, real):
+                    scaled = real
+                    losses = []
+                    for discr, downsample in zip(self.discriminators, self.downsamples):
+                        scaled = downsample(scaled).requires_grad_()
+                        loss = discr(scaled).mean()
+                        losses.append(loss + gradient_penalty(scaled, loss))
+                    return torch.stack(losses).sum()
+        """
+        assert self.findings(src) == []

@@ -62,6 +62,8 @@ class Loop:
     def is_batch_loop(self) -> bool:
         """Runs once per batch: it trains (backward or optimizer step), runs a forward pass
         outside a module's own methods, or walks a loader."""
+        if self.over_layers and not self.has_optimizer_step:
+            return False  # one forward, layer by layer (a gradient penalty per discriminator included)
         if self.per_batch_method or self.has_backward or self.has_optimizer_step:
             return True
         return not self.in_module_method and (self.has_forward or self.over_loader)

@@ -2403,6 +2403,13 @@ class _Walker:
             outside = self._outside_target(key)
             if outside is not None and outside.startswith("arg"):
                 self._effect(Effect("carry", outside, value, self.function.name))
+        elif (
+            key.startswith("self.") and key.count(".") == 2 and self.function.cls is not None
+            and (value.detached or value.kind is Kind.NONE) and not self._in_batch_loop()
+        ):
+            # ``self.ac.actor_rnn_hidden = None`` in ``reset_rnn_hidden``: the held object's state
+            # is reset at every call, as ``self.h = None`` resets the object's own
+            self._effect(Effect("reset", key, value, self.function.name))
         self.env[key] = value
         if self.loops:
             self.fed_from[key] = fed_from
@@ -2864,7 +2871,7 @@ class _Walker:
             if type(node.iter) is cst.Call and last_identifier(node.iter.func) in ("zip", "enumerate", "reversed")
             else []
         )
-        if iterable.kind is Kind.MODULE or _holds_modules(iterable) or any(part.kind is Kind.MODULE for part in wrapped) or _iterates_modules(node.iter) or (
+        if iterable.kind is Kind.MODULE or _holds_modules(iterable) or any(part.kind is Kind.MODULE or _holds_modules(part) for part in wrapped) or _iterates_modules(node.iter) or (
             self.function.cls is not None and _indexes_own_modules(node)  # only a method has ``self.<modules>[i]``
         ):
             loop.in_module_method = loop.over_layers = True  # ``for layer in self.layers``: one forward, layer by layer

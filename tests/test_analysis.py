@@ -6487,3 +6487,94 @@ class TestFunctionsCalledWithAndWithoutGrad:
                     return torch.stack(losses).sum()
         """
         assert self.findings(src) == []
+
+
+class TestRoundFifteenShapes:
+    """Session 25 (zoo round 15): a method's result inside arithmetic that a caller backwards is
+    backwarded; a record copied with ``dataclasses.replace`` keeps the new fields' graphs; state a
+    module's forward reads, set on the module from its own output in the loop, is carried."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_an_unroll_whose_result_is_backwarded_inside_arithmetic_is_silent(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = nn.GRUCell(6, 8)
+                    self.pi = nn.Linear(8, 3)
+
+                def log_probs(self, obs_seq, actions, h):
+                    out = []
+                    for obs, a in zip(obs_seq, actions):
+                        h = self.cell(obs, h)
+                        out.append(torch.distributions.Categorical(logits=self.pi(h)).log_prob(a))
+                    return torch.stack(out)
+
+            def update(policy, optimizer, obs, acts, adv, h0):
+                loss = -(policy.log_probs(obs, acts, h0) * adv).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            policy = Policy()
+            opt = torch.optim.Adam(policy.parameters())
+            for obs, acts, adv, h0 in segments:
+                update(policy, opt, obs, acts, adv, h0)
+        """
+        assert self.findings(src) == []
+
+    def test_a_record_replaced_with_an_attached_field_is_carried(self):
+        src = """
+            from dataclasses import dataclass, replace
+            import torch
+            import torch.nn as nn
+
+            @dataclass(frozen=True)
+            class State:
+                h: torch.Tensor
+                step: int = 0
+
+            cell = nn.GRUCell(6, 8)
+            state = State(h=torch.zeros(4, 8))
+            for obs in batches:
+                h = cell(obs, state.h)
+                state = replace(state, h=h, step=state.step + 1)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(15, "TLK103")]
+        assert self.findings(src.replace("replace(state, h=h,", "replace(state, h=h.detach(),")) == []
+
+    def test_a_modules_own_state_set_from_its_output_in_the_loop_is_carried(self):
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Integrator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inp = nn.Linear(1, 8)
+                    self.out = nn.Linear(8, 1)
+                    self.state = torch.zeros(1, 8)
+
+                def forward(self, chunk):
+                    s = 0.9 * self.state + self.inp(chunk)
+                    return self.out(s), s
+
+            model = Integrator()
+            opt = torch.optim.Adam(model.parameters())
+            for x, y in batches:
+                pred, last = model(x)
+                model.state = last
+                loss = F.mse_loss(pred, y)
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                opt.step()
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(21, "TLK103"), (24, "TLK202")]
+        assert self.findings(src.replace("model.state = last", "model.state = last.detach()").replace("retain_graph=True", "")) == []

@@ -240,6 +240,8 @@ def state_detach(facts: FileFacts, function: Function, loop: Loop, key: str) -> 
 def state_fix_edit(facts: FileFacts, function: Function, loop: Loop, key: str) -> Optional[tuple[Edit, bool, str]]:
     """Detach ``key`` at the top of every iteration of ``loop``: the edit, whether the state's
     shape is certain, and the statement's text."""
+    if any(binding.key == key and binding.value.kind in (Kind.INSTANCE, Kind.MODULE) for binding in function.bindings):
+        return None  # a record or an object (``RolloutState``): no ``.detach()``; its fields are the user's to detach
     anchor = loop_top(loop)
     made = state_detach(facts, function, loop, key) if anchor is not None else None
     if anchor is None or made is None:

@@ -457,6 +457,9 @@ def _builds_or_is_unused(callers: frozenset[str]) -> bool:
 
 
 #: Members every module or tensor has: reading them does not tell one class of the file from another.
+#: Kinds of value an attribute holds that are objects the forward calls, not state it computes with.
+_OBJECT_KINDS: Final = frozenset({Kind.MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.FUNCTION_MODULE, Kind.LOADER, Kind.INSTANCE})
+
 _GENERIC_MEMBERS: Final = (
     vocab.MODULE_SELF_METHODS | vocab.MODULE_PLAIN_METHODS
     | frozenset({"training", "forward", "__call__", "__init__", "device", "dtype", "shape", "size", "data", "grad",
@@ -2514,7 +2517,27 @@ class _Walker:
                 for name in data_mentions(arg.value):
                     found.add(name)
                     found |= self.fed_from.get(name, frozenset())
+            found |= self._state_read_by(call)
         return frozenset(found)
+
+    def _state_read_by(self, call: cst.Call) -> set[str]:
+        """``model.state`` for ``model(x)`` when the forward of ``model``'s module class (of the
+        file) reads ``self.state``: the module's own state goes into the call as an input does."""
+        owner = dotted(call.func)
+        if owner is None:
+            return set()
+        cls = self.env.get(owner, UNKNOWN).cls
+        if cls is None or cls not in self.context.classes or not self.context.classes[cls].is_module:
+            return set()
+        forward = self.context.method(cls, "forward")
+        if forward is None:
+            return set()
+        read = self.context.body(forward).attributes_read.get("self", set())
+        held = self.context.facts.attributes
+        return {
+            f"{owner}.{attribute}" for attribute in read - _GENERIC_MEMBERS
+            if held.get((cls, attribute), UNKNOWN).kind not in _OBJECT_KINDS  # (submodules are not state)
+        }
 
     def _note_attribute(self, attribute: str, value: Value, fed: bool, statement: cst.CSTNode) -> None:
         """``self.x = ...`` in a method: what the class's attribute holds, and the effect on it."""
@@ -3275,6 +3298,18 @@ class _Walker:
         call = _strip_access(value_node)
         while type(call) is cst.Call and type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
             call = call.func.value  # ``net(x).view(...)``, ``f(x).sum()``
+        if type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value in _TENSOR_METHODS:
+            inner = _strip_access(call.func.value)
+            if type(inner) in (cst.BinaryOperation, cst.UnaryOperation):
+                call = inner  # ``-(policy.log_probs(obs, a) * adv).mean()``
+        if type(call) is cst.UnaryOperation:
+            self._record_call_result(key, call.expression)
+            return
+        if type(call) is cst.BinaryOperation:
+            # each operand computed by a call flows into ``key``
+            self._record_call_result(key, call.left)
+            self._record_call_result(key, call.right)
+            return
         if type(call) is not cst.Call:
             return
         callee = dotted(call.func)
@@ -3763,6 +3798,9 @@ class _Walker:
         if name in vocab.OBJECT_LOADERS:
             return UNKNOWN
         if name in vocab.GRAPH_PASSING_FUNCTIONS:
+            if arguments and positional and positional[0].kind is Kind.INSTANCE:
+                # ``replace(state, h=h)``: the same kind of record, holding the new fields' graphs
+                return replace(combine(*arguments), kind=Kind.INSTANCE, cls=positional[0].cls)
             return combine(*arguments) if arguments else UNKNOWN
         if name.startswith("torch."):
             if name.startswith(("torch.utils.", "torch.cuda.", "torch.distributed.", "torch.backends.")):
@@ -3871,6 +3909,9 @@ class _Walker:
         """A module's forward pass: its output is attached (outside no-grad), whatever it is called.
         For a module class of the file, what its ``forward`` does to ``self`` happens here."""
         self._mark_loops(forward=True)
+        if node is not None and self.loops:
+            for key in self._state_read_by(node):
+                self._read(key)  # (``self.state`` read by the forward: a read of ``model.state`` here)
         owner = self.module_aliases.get(owner, owner) if owner is not None else None
         if module.cls in vocab.MODULE_CONTAINERS and module.elements and node is not None and owner is not None:
             # ``nn.Sequential(nn.Linear(..), MyNorm(..))``: each module's forward runs on what

@@ -159,7 +159,9 @@ OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.hub.load", "torch.export
 #: Functions outside ``torch`` that are differentiable: their result keeps the input's graph
 #: (Horovod's collectives average a loss across workers for logging or for the backward).
 GRAPH_PASSING_FUNCTIONS: Final = frozenset(
-    {"horovod.torch.allreduce", "horovod.torch.allgather", "horovod.torch.broadcast", "horovod.torch.alltoall"}
+    {"horovod.torch.allreduce", "horovod.torch.allgather", "horovod.torch.broadcast", "horovod.torch.alltoall",
+     # a copy of a record with some fields replaced holds what the record and the new fields held
+     "dataclasses.replace", "copy.replace", "copy.copy"}
 )
 #: Torch functions computing on a forward's output (``F.normalize(encoder(x))``), not building a
 #: tensor from data (``torch.tensor(env.reset())``): their argument's callee made the graph.

@@ -6578,3 +6578,45 @@ class TestRoundFifteenShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(21, "TLK103"), (24, "TLK202")]
         assert self.findings(src.replace("model.state = last", "model.state = last.detach()").replace("retain_graph=True", "")) == []
+
+    def test_an_in_place_write_of_a_graph_into_a_fresh_tensor_records_it(self):
+        # ogb's pooling: ``torch.zeros(n, d).index_add_(0, batch, h_node)`` holds h_node's graph
+        facts = facts_of("""
+            import torch
+            import torch.nn as nn
+
+            lin = nn.Linear(4, 4)
+            def pool(x, batch, n):
+                h = lin(x)
+                return torch.zeros(n, 4).index_add_(0, batch, h)
+        """)
+        assert summary_of(facts, "pool").returns.attached
+
+    def test_a_moving_average_helper_kept_on_a_module_and_updated_in_its_forward_is_carried(self):
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class RunningStat:
+                def __init__(self, momentum=0.9):
+                    self.momentum = momentum
+                    self.mean = None
+
+                def update(self, x):
+                    if self.mean is None:
+                        self.mean = torch.zeros_like(x)
+                    self.mean = self.momentum * self.mean + (1 - self.momentum) * x
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 1)
+                    self.stat = RunningStat()
+
+                def forward(self, x):
+                    h = self.lin(x)
+                    self.stat.update(h.mean(0))
+                    return h
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK103")]
+        assert self.findings(src.replace("self.stat.update(h.mean(0))", "self.stat.update(h.mean(0).detach())")) == []

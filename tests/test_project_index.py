@@ -706,3 +706,38 @@ def test_an_instance_called_in_a_loop_runs_its_call_method_per_batch() -> None:
     assert project._methods_called_with_grad(tree, classes, set(), in_loops=True) == {"GradPenalty.__call__"}
     tree_without_loop = ast.parse("from penalty import GradPenalty\npenalty = GradPenalty()\nout = penalty(1)\n")
     assert project._methods_called_with_grad(tree_without_loop, classes, set(), in_loops=True) == set()
+
+
+def test_callbacks_handed_in_resolve_to_the_one_that_keeps_its_argument(tmp_path: Path) -> None:
+    # ogb-style trainer: ``for cb in callbacks: cb.on_batch_end(step, pred, batch)`` where
+    # callbacks.py has a no-op base ``Callback`` and one subclass that appends ``outputs``
+    write(tmp_path, {
+        "proj/setup.py": "",
+        "proj/callbacks.py": textwrap.dedent('''
+            class Callback:
+                def on_batch_end(self, step, outputs, batch):
+                    pass
+
+            class PredictionRecorder(Callback):
+                def __init__(self):
+                    self.preds = []
+
+                def on_batch_end(self, step, outputs, batch):
+                    self.preds.append(outputs)
+        '''),
+        "proj/train.py": textwrap.dedent('''
+            from callbacks import PredictionRecorder
+
+            def train(model, loader, optimizer, callbacks):
+                for step, (x, y) in enumerate(loader):
+                    pred = model(x)
+                    loss = ((pred - y) ** 2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    for cb in callbacks:
+                        cb.on_batch_end(step, pred, x)
+        '''),
+    })
+    result = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path / "proj")
+    assert "train.py:12:" in result.stdout and "TLK102" in result.stdout and "callbacks.py" in result.stdout, result.stdout + result.stderr

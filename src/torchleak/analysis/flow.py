@@ -1099,6 +1099,11 @@ def _takes_only_given_arguments(definition: cst.FunctionDef, positional: Sequenc
     return required <= len(positional) and (len(positional) <= len(params) or isinstance(definition.params.star_arg, cst.Param))
 
 
+def _does_nothing(summary: Summary) -> bool:
+    """A hook's default (``def on_batch_end(self, ...): pass``): no effect, no pass, no result."""
+    return not summary.effects and not summary.runs_forward and not summary.calls_backward and summary.returns.kind is Kind.NONE
+
+
 def _keeps_its_arguments(summary: Summary) -> bool:
     """The function stores, sums or carries a value computed from its parameters (other than
     its object) into state that outlives the call."""
@@ -1892,6 +1897,8 @@ class _Walker:
         self.in_comprehension = 0
         #: Called with grad and, somewhere else, under no_grad: the branch that does not train is the no-grad call's.
         self.shared_with_no_grad = False
+        #: ``cb`` -> ``callbacks`` for ``for cb in callbacks:`` (what a loop variable is an element of).
+        self.iterated_from: dict[str, str] = {}
         #: A loop variable bound to a parameter of a module -> the module's key.
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
@@ -2899,6 +2906,9 @@ class _Walker:
         ):
             loop.in_module_method = loop.over_layers = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
+        iterated = dotted(node.iter)
+        if type(node.target) is cst.Name and iterated is not None:
+            self.iterated_from[node.target.value] = iterated
         element = _iterated_element(iterable)
         if _holds_modules(iterable):
             owner = dotted(node.iter)
@@ -3849,6 +3859,9 @@ class _Walker:
             if several is not None:
                 return several  # ``out.unbind(0)``, ``x.max(1)``: tensors, not one tensor
             if method in vocab.IN_PLACE_UPDATES:
+                if not receiver.attached and any(argument.attached for argument in arguments) and not self.no_grad:
+                    # ``torch.zeros(n, d).index_add_(0, idx, h)``: what is written in brings its graph
+                    return replace(combine(receiver, *arguments), kind=Kind.TENSOR)
                 return receiver
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
         if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
@@ -4180,6 +4193,13 @@ class _Walker:
         if not self._injected(func.value):
             return None
         candidates = self.context.externals.project_methods_named(name)
+        if len(candidates) > 1:
+            # ``cb.on_batch_end(step, pred, batch)`` over callbacks: a base class's no-op beside
+            # the one subclass that keeps what it is given
+            keeping = [candidate for candidate in candidates if _keeps_its_arguments(candidate)]
+            others = [candidate for candidate in candidates if candidate not in keeping]
+            if len(keeping) == 1 and all(_does_nothing(other) and other.module == keeping[0].module for other in others):
+                candidates = keeping
         return candidates[0] if len(candidates) == 1 else None
 
     def _injected(self, owner: cst.BaseExpression) -> bool:
@@ -4188,6 +4208,9 @@ class _Walker:
         key = dotted(owner)
         if key is None:
             return False
+        iterated = self.iterated_from.get(key)
+        if iterated is not None and iterated != key:
+            key = iterated  # ``for cb in callbacks``: an element of what was handed in
         if key in self.parameters and key != "self":
             return True
         if not key.startswith("self.") or key.count(".") != 1 or self.function.cls is None:
@@ -4459,7 +4482,10 @@ class _Walker:
             node = loop.node
             if type(node) is cst.For and type(node.target) is cst.Name and node.target.value == name:
                 iterated = dotted(node.iter)
-                return iterated if iterated is not None and iterated.startswith("self.") else None
+                if iterated is None:
+                    return None
+                # (``for cb in callbacks`` over a parameter: the caller's list outlives the loop)
+                return iterated if iterated.startswith("self.") or iterated.split(".", 1)[0] in self.parameters else None
         return None
 
     def _updated_tensor(self, receiver: cst.BaseExpression) -> Optional[str]:
@@ -4590,6 +4616,7 @@ class _Walker:
                 # model's output, not a loss: a moving average carried into the next call
                 # (reported in the helper of this file, or at this call for another module's)
                 average = callee.effect_nodes.get(id(effect)) if callee is not None else None
+                self._read(key)  # (the average reads its previous value before replacing it)
                 if average is None or callee is None:
                     self._binding(self.statement, key, value, mentions(node), fed=True, via=via, in_callee=effect.where)
                 else:

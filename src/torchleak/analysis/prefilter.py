@@ -191,9 +191,10 @@ _LOOP: Final = re.compile(r"^\s*(?:async\s+)?(?:for|while)\b", re.MULTILINE)
 
 
 #: In ``forward`` only state kept on ``self`` can leak: ``self.x += ...``, ``self.cache.append(...)``,
-#: or an assignment to ``self.x`` (a carried state such as ``out, self.h = self.rnn(x, self.h)``).
+#: a helper kept on ``self`` updating itself (``self.pool_stat.update(h.mean(0))``), or an
+#: assignment to ``self.x`` (a carried state such as ``out, self.h = self.rnn(x, self.h)``).
 _SELF_STATE: Final = re.compile(
-    r"self\.[\w.]+(?:\[[^\]\n]*\])?\s*[-+*/]=|self\.[\w.]+\.(?:append|extend|insert|appendleft|put)\("
+    r"self\.[\w.]+(?:\[[^\]\n]*\])?\s*[-+*/]=|self\.[\w.]+\.(?:append|extend|insert|appendleft|put|update|push|add|record|track)\("
     r"|^[ \t]*[^\n#=(]*\bself\.\w+[^\n=(]*=(?!=)",
     re.MULTILINE,
 )

@@ -27,12 +27,13 @@ def leaking_loop(event: Held, facts: FileFacts) -> Optional[Loop]:
     return None
 
 
-def reset_by_another_method(facts: FileFacts, loop: Loop, key: str) -> bool:
+def reset_by_another_method(facts: FileFacts, loop: Loop, key: str, updater: str = "") -> bool:
     """``forward`` may keep state on ``self`` that the training loop resets through another method
     (``model.cache.clear()``, ``detach_state()``): how often is not known, so stay silent. A
-    reset that keeps the history (``self.v_mem.zero_()``) resets nothing."""
+    reset that keeps the history (``self.v_mem.zero_()``) resets nothing, and neither does the
+    method that updates the state (``RunningStat.update`` building ``self.mean`` when it is None)."""
     return any(
-        _ever_called(facts, function) and not _only_keeps_history(function, key)
+        _ever_called(facts, function) and not _only_keeps_history(function, key) and function.name != updater
         for function in _resetting_methods(facts, loop, key)
     )
 
@@ -475,7 +476,7 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
             for loop in binding.loop.enclosing():
                 if not loop.is_batch_loop or not loop.outlives_iteration(binding.key):
                     continue
-                if reset_by_another_method(facts, loop, binding.key):
+                if reset_by_another_method(facts, loop, binding.key, binding.in_callee):
                     break
                 resets = [
                     other

@@ -1,0 +1,4 @@
+from .model import GNN
+from .flag import flag_step
+
+__all__ = ["GNN", "flag_step"]

@@ -6620,3 +6620,75 @@ class TestRoundFifteenShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK103")]
         assert self.findings(src.replace("self.stat.update(h.mean(0))", "self.stat.update(h.mean(0).detach())")) == []
+
+    def test_retain_graph_given_through_a_wrappers_kwargs_is_the_wrappers_retain(self):
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Module(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 2)
+                    self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def manual_backward(self, loss, *args, **kwargs):
+                    loss.backward(*args, **kwargs)
+
+                def training_step(self, batch):
+                    x, y = batch
+                    loss = F.cross_entropy(self.net(x), y)
+                    self.opt.zero_grad()
+                    self.manual_backward(loss, retain_graph=True)
+                    self.opt.step()
+                    return loss.detach()
+
+            module = Module()
+            for batch in loader:
+                module.training_step(batch)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(19, "TLK201")]
+        assert "retain_graph=True" in dedent(src).splitlines()[18]
+        assert self.findings(src.replace(", retain_graph=True", "")) == []
+
+    def test_a_record_handed_to_a_callback_lends_its_fields_to_what_the_callback_keeps(self):
+        src = """
+            from dataclasses import dataclass
+            from typing import Optional
+            import torch
+
+            @dataclass
+            class Output:
+                loss: Optional[torch.Tensor] = None
+
+            @dataclass
+            class State:
+                tr_loss: float = 0.0
+
+            class Callback:
+                def on_step_end(self, state, outputs):
+                    pass
+
+            class LossLogger(Callback):
+                def on_step_end(self, state, outputs):
+                    state.tr_loss += outputs.loss
+
+            class Trainer:
+                def __init__(self, model, callbacks):
+                    self.model = model
+                    self.callbacks = list(callbacks)
+                    self.state = State()
+                    self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def train(self, loader):
+                    for x, y in loader:
+                        outputs = Output(loss=((self.model(x) - y) ** 2).mean())
+                        outputs.loss.backward()
+                        self.opt.step()
+                        self.opt.zero_grad()
+                        for cb in self.callbacks:
+                            cb.on_step_end(self.state, outputs)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(20, "TLK101")]
+        assert self.findings(src.replace("state.tr_loss += outputs.loss", "state.tr_loss += outputs.loss.item()")) == []

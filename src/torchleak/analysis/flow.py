@@ -909,6 +909,10 @@ def _retain_parameter(function: Function, parameters: Sequence[str]) -> Optional
     for call in function.backwards:
         argument = keyword(call.node, "retain_graph") if isinstance(call.node, cst.Call) and call.kind != "call" else None
         name = argument.value.value if argument is not None and isinstance(argument.value, cst.Name) else None
+        if name is None and isinstance(call.node, cst.Call) and call.kind != "call":
+            # ``def manual_backward(self, loss, *args, **kwargs): loss.backward(*args, **kwargs)``
+            forwarded = next((arg.value for arg in call.node.args if arg.star == "**" and isinstance(arg.value, cst.Name)), None)
+            name = f"**{forwarded.value}" if forwarded is not None else None
         if name is None or name not in parameters:
             return None
         positions.add(parameters.index(name))
@@ -3265,7 +3269,13 @@ class _Walker:
             if instance is None and factory is not None and factory.rsplit(".", 1)[-1][:1].isupper():
                 # ``actor_critic=core.MLPActorCritic``: calling the parameter builds one
                 walker.factories[key] = factory
-            if instance is not None:
+            if instance is not None and instance.cls in self.context.classes and self.context.classes[instance.cls].holds_arguments and not (
+                index == 0 and key == "self"
+            ):
+                # a record handed in (``outputs: SequenceClassifierOutput``): its fields are whatever
+                # the caller put in them, so what is read from it depends on the argument
+                walker.env[key] = replace(instance, state=State.UNKNOWN, params=frozenset({index}))
+            elif instance is not None:
                 walker.env[key] = instance
             elif walker._is_evident_module(key):
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
@@ -4353,7 +4363,8 @@ class _Walker:
         parameter (``optimize(opt, loss, retain_graph=True)``)."""
         if summary.retain_parameter is None or summary.retain_parameter >= len(summary.parameters):
             return None
-        argument = keyword(node, summary.parameters[summary.retain_parameter])
+        name = summary.parameters[summary.retain_parameter]
+        argument = keyword(node, "retain_graph" if name.startswith("**") else name)
         return argument if self._flag(argument) else None
 
     def _given_as_backwarded(self, node: cst.Call, summary: Summary, callee: Function, key: str) -> bool:

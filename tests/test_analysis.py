@@ -6692,3 +6692,20 @@ class TestRoundFifteenShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(20, "TLK101")]
         assert self.findings(src.replace("state.tr_loss += outputs.loss", "state.tr_loss += outputs.loss.item()")) == []
+
+    def test_named_parameters_of_any_receiver_hold_no_graph(self):
+        # accelerate's ``_get_named_parameters``: ``named_parameters.update({n: p for n, p in
+        # obj.named_parameters()})`` for each model it is given (a false TLK102 on the pinned corpus,
+        # in project mode, where the unwrapped model came back attached; this guards the shape)
+        src = """
+            import torch
+
+            def get_named_parameters(*args, unwrap):
+                named = {}
+                for obj in args:
+                    if isinstance(obj, torch.nn.Module):
+                        obj = unwrap(obj)
+                        named.update({n: p for n, p in obj.named_parameters()})
+                return named
+        """
+        assert self.findings(src) == []

@@ -3835,6 +3835,9 @@ class _Walker:
             return combine(*arguments) if arguments else UNKNOWN
         if method == "parameters" and receiver.kind in (Kind.MODULE, Kind.UNKNOWN, Kind.INSTANCE) and not receiver.attached:
             return Value(State.DETACHED, Kind.CONTAINER, leaf=True)  # leaves that require grad
+        if method in ("named_parameters", "buffers", "named_buffers") and not positional:
+            # (name, parameter) pairs or buffers, whatever the receiver was taken for: no graph
+            return Value(State.DETACHED, Kind.CONTAINER)
         if receiver.kind is Kind.MODULE and method is not None and key is not None:
             submodule = self._lookup(key)
             if submodule.kind is Kind.MODULE and submodule.cls is not None and submodule.cls != receiver.cls:

@@ -625,13 +625,13 @@ def _named_tuple_class(statement: cst.CSTNode, aliases: ImportAliases) -> Option
     names = call.args[1].value
     fields: list[str] = []
     if type(names) is cst.SimpleString:
-        fields = str(names.evaluated_value).replace(",", " ").split()
+        fields = str(_string_value(names)).replace(",", " ").split()
     elif type(names) in (cst.List, cst.Tuple):
         for element in names.elements:  # type: ignore[attr-defined]
             item = element.value.elements[0].value if type(element.value) is cst.Tuple and element.value.elements else element.value
             if type(item) is not cst.SimpleString:
                 return None
-            fields.append(str(item.evaluated_value))
+            fields.append(str(_string_value(item)))
     info.fields = tuple(fields)
     info.class_attributes.update(fields)
     info.holds_arguments = True

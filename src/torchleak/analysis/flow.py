@@ -1901,8 +1901,7 @@ class _Walker:
         self.in_comprehension = 0
         #: Called with grad and, somewhere else, under no_grad: the branch that does not train is the no-grad call's.
         self.shared_with_no_grad = False
-        #: ``cb`` -> ``callbacks`` for ``for cb in callbacks:`` (what a loop variable is an element of).
-        self.iterated_from: dict[str, str] = {}
+
         #: A loop variable bound to a parameter of a module -> the module's key.
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
@@ -2910,9 +2909,6 @@ class _Walker:
         ):
             loop.in_module_method = loop.over_layers = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
-        iterated = dotted(node.iter)
-        if type(node.target) is cst.Name and iterated is not None:
-            self.iterated_from[node.target.value] = iterated
         element = _iterated_element(iterable)
         if _holds_modules(iterable):
             owner = dotted(node.iter)
@@ -4221,7 +4217,7 @@ class _Walker:
         key = dotted(owner)
         if key is None:
             return False
-        iterated = self.iterated_from.get(key)
+        iterated = self._loop_iterable(key)
         if iterated is not None and iterated != key:
             key = iterated  # ``for cb in callbacks``: an element of what was handed in
         if key in self.parameters and key != "self":
@@ -4492,14 +4488,16 @@ class _Walker:
     def _iterated_container(self, name: str) -> Optional[str]:
         """``self.callbacks`` when ``name`` is the target of an enclosing ``for name in
         self.callbacks`` over a container the function does not build in that loop."""
+        iterated = self._loop_iterable(name)
+        # (``for cb in callbacks`` over a parameter: the caller's list outlives the loop)
+        return iterated if iterated is not None and (iterated.startswith("self.") or iterated.split(".", 1)[0] in self.parameters) else None
+
+    def _loop_iterable(self, name: str) -> Optional[str]:
+        """``callbacks`` when ``name`` is the target of an enclosing ``for name in callbacks``."""
         for loop in reversed(self.loops):
             node = loop.node
             if type(node) is cst.For and type(node.target) is cst.Name and node.target.value == name:
-                iterated = dotted(node.iter)
-                if iterated is None:
-                    return None
-                # (``for cb in callbacks`` over a parameter: the caller's list outlives the loop)
-                return iterated if iterated.startswith("self.") or iterated.split(".", 1)[0] in self.parameters else None
+                return dotted(node.iter)
         return None
 
     def _updated_tensor(self, receiver: cst.BaseExpression) -> Optional[str]:

@@ -456,10 +456,10 @@ def _builds_or_is_unused(callers: frozenset[str]) -> bool:
     return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters", "forward", "__call__"}
 
 
-#: Members every module or tensor has: reading them does not tell one class of the file from another.
 #: Kinds of value an attribute holds that are objects the forward calls, not state it computes with.
 _OBJECT_KINDS: Final = frozenset({Kind.MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.FUNCTION_MODULE, Kind.LOADER, Kind.INSTANCE})
 
+#: Members every module or tensor has: reading them does not tell one class of the file from another.
 _GENERIC_MEMBERS: Final = (
     vocab.MODULE_SELF_METHODS | vocab.MODULE_PLAIN_METHODS
     | frozenset({"training", "forward", "__call__", "__init__", "device", "dtype", "shape", "size", "data", "grad",
@@ -1901,7 +1901,6 @@ class _Walker:
         self.in_comprehension = 0
         #: Called with grad and, somewhere else, under no_grad: the branch that does not train is the no-grad call's.
         self.shared_with_no_grad = False
-
         #: A loop variable bound to a parameter of a module -> the module's key.
         self.parameter_owners: dict[str, str] = {}
         #: Inside loops: name -> the names whose values reached it through a call's arguments.
@@ -2123,7 +2122,7 @@ class _Walker:
                 for key in narrowed:
                     self.env[key] = NUMBER  # ``if type(x) == np.ndarray: return x``: an array, no graph
                 self.no_grad = outer_no_grad or trains_in == "orelse"
-                marks = self._held_marks()
+                marks = self._event_marks()
                 self._block(_body(node.body))
                 if trains_in == "orelse":
                     self._drop_held(marks)
@@ -2135,7 +2134,7 @@ class _Walker:
                         else:
                             self.env[key] = previous
             self.no_grad = outer_no_grad or trains_in == "body"
-            marks = self._held_marks()
+            marks = self._event_marks()
             if type(node.orelse) is cst.If:
                 self._statement(node.orelse)
             elif node.orelse is not None:
@@ -2220,17 +2219,14 @@ class _Walker:
         elif type(node) is cst.Global:
             pass
 
-    def _held_marks(self) -> tuple[int, int, int]:
+    def _drop_held(self, marks: tuple[int, ...]) -> None:
+        """What the branch of the no-grad call keeps (since ``_event_marks``) holds no graph there
+        (``out`` was computed before the branch, with grad only on the training call's path)."""
         function = self.function
-        return len(function.stores), len(function.accumulations), len(function.bindings)
-
-    def _drop_held(self, marks: tuple[int, int, int]) -> None:
-        """What the branch of the no-grad call keeps holds no graph there (``out`` was computed
-        before the branch, with grad only on the training call's path)."""
-        function = self.function
-        del function.stores[marks[0]:]
-        del function.accumulations[marks[1]:]
-        function.bindings[marks[2]:] = [b for b in function.bindings[marks[2]:] if not (b.fed_to_call and b.value.attached)]
+        accumulations, stores, _backwards, bindings = marks[:4]
+        del function.accumulations[accumulations:]
+        del function.stores[stores:]
+        function.bindings[bindings:] = [b for b in function.bindings[bindings:] if not (b.fed_to_call and b.value.attached)]
 
     def _trains_by_default(self, call: cst.BaseExpression) -> bool:
         """``with torch.set_grad_enabled(track_gradient):`` in ``def regression(self, data,
@@ -2555,7 +2551,7 @@ class _Walker:
         cls = self.function.cls
         assert cls is not None
         known = attributes.get((cls, attribute))
-        if value.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.FUNCTION_MODULE, Kind.LOADER, Kind.INSTANCE):
+        if value.kind in _OBJECT_KINDS:
             attributes[(cls, attribute)] = value
         elif self.function.summary.name.endswith("__init__") and (
             known is None or (value.kind is Kind.CONTAINER and value.elements and all(e.is_module for e in value.elements))

@@ -176,6 +176,7 @@ class RetainGraphCarriedState(Rule):
                     )
                     key = binding.key
                     reset = next((history_keeping_reset(facts, loop, key) for loop, other in carried_pairs if other is binding), None)
+                    reset_in = reset.function.name if reset is not None else ""
                     if reset is not None:
                         # zeroed in place by a reset method: autograd skips the zero gradient, so
                         # nothing raises, and the chain of graphs grows
@@ -194,11 +195,11 @@ class RetainGraphCarriedState(Rule):
                         detach = f"detach it each iteration ({key} = {key}.detach())"
                     else:
                         detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
-                    fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach}
+                    fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach, "reset_in": reset_in}
                     yield Report(call.retain_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
-        if not isinstance(report.event, BackwardCall) or report.fields.get("detach", "").startswith("reset it"):
+        if not isinstance(report.event, BackwardCall) or report.fields.get("reset_in"):
             return None  # (the fix is in the reset method, which the edit does not reach)
         return retain_carried_fix(facts, report.event, list(carried_state(facts)))
 

@@ -6709,3 +6709,50 @@ class TestRoundFifteenShapes:
                 return named
         """
         assert self.findings(src) == []
+
+
+# --------------------------------------------------------------------------- walks
+class TestEvidenceWalks:
+    """The evidence walk feeds the final one; a module learned in the first walk must not cost a
+    third walk to reach the functions it is passed to."""
+
+    GRADIENT_PENALTY = """
+        import torch
+
+        def gradient_penalty(critic, real, fake):
+            mixed = (0.5 * real + 0.5 * fake).requires_grad_(True)
+            score = critic(mixed)
+            grads = torch.autograd.grad(score.sum(), mixed, create_graph=True)[0]
+            return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+
+        def train(generator, critic, loader, c_opt):
+            for real in loader:
+                fake = generator(torch.randn(4, 8))
+                c_loss = critic(fake.detach()).mean() - critic(real).mean()
+                c_loss = c_loss + 10.0 * gradient_penalty(critic, real, fake.detach())
+                c_opt.zero_grad()
+                c_loss.backward()
+                c_opt.step()
+    """
+
+    def test_a_module_passed_on_is_known_to_the_callee_after_two_walks(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import torchleak.analysis.flow as flow
+
+        walks: list[int] = []
+        original = flow._walk
+
+        def counting(*args: object, **kwargs: object) -> FileFacts:
+            walks.append(1)
+            return original(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(flow, "_walk", counting)
+        facts = facts_of(self.GRADIENT_PENALTY)
+        assert len(walks) == 2
+        assert facts.evidence is not None
+        assert ("gradient_penalty", 0, flow._SOME_MODULE) in facts.evidence.argument_classes
+
+    def test_called_holds_only_the_files_functions(self) -> None:
+        facts = facts_of(self.GRADIENT_PENALTY)
+        assert facts.evidence is not None
+        assert "gradient_penalty" in facts.evidence.called
+        assert not facts.evidence.called & {"critic", "generator", "torch.randn"}

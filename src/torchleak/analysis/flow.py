@@ -1268,6 +1268,10 @@ class _Observations:
     backward_keys: list[tuple[Function, str, int, bool]] = field(default_factory=list)
     #: (function, key, argument) for ``key = helper(argument, ...)`` where the helper calls that parameter.
     called_arguments: list[tuple[Function, str, str]] = field(default_factory=list)
+    #: (function, parameter position, evidence keys of the argument) for arguments of calls of
+    #: the file's functions that no evidence yet shows to be modules: once this walk's evidence
+    #: shows one of the keys to be a module, the position takes one without another walk.
+    module_candidates: set[tuple[str, int, tuple[tuple[str, str], ...]]] = field(default_factory=set)
 
 
 @dataclass
@@ -1774,8 +1778,12 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
         if key in reaching(function):
             evidence.modules.add((scope_of(function, argument), argument))
     whole: set[str] = set(previous.backwarded_results) - set(previous.backwarded_positions)
+    # (only the file's functions: ``called`` is asked about them, and another name learned in a
+    # later walk would cost one more walk for nothing)
+    own_names = {name for function in facts.functions for name in (function.name, function.summary.key)}
     for function, key, callee, resolved, callee_name, given_a_graph in observations.call_results:
-        evidence.called.add(callee_name)
+        if resolved or callee_name in own_names:
+            evidence.called.add(callee_name)
         if (scope_of(function, key), key) in evidence.modules or (function.name, key) in evidence.modules:
             continue  # ``self.net = make_dp(self.net)`` then ``loss_fn(self.net, x)``: it built a module, ran no forward
         reaches_backward = key in reaching(function)
@@ -1808,6 +1816,11 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
     for name in whole:
         evidence.backwarded_positions.pop(name, None)
     _callees_of_backwarded_results(facts, observations, evidence)
+    # what the next walk's ``_note_argument_classes`` would find from the modules learned here
+    evidence.argument_classes |= {
+        (callee, position, _SOME_MODULE) for callee, position, keys in observations.module_candidates
+        if any(key in evidence.modules for key in keys)
+    }
     return evidence
 
 
@@ -4413,9 +4426,13 @@ class _Walker:
         offset = 1 if _binds_self(node, callee.summary) else 0
         for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             key = dotted(arg.value)
-            if key is not None and self._is_evident_module(key) and self._lookup(key).cls is None:
+            if key is None or self._lookup(key).cls is not None:
+                continue
+            if self._is_evident_module(key):
                 # ``greedy_decode(decoder, ...)`` with ``decoder.eval()`` before: a module
                 self.context.observations.argument_classes.add((callee.name, position + offset, _SOME_MODULE))
+            else:
+                self.context.observations.module_candidates.add((callee.name, position + offset, tuple(self._evidence_keys(key))))
 
     def _bind_arguments(self, node: cst.Call, summary: Summary, receiver: Value, arguments: list[Value]) -> dict[int, Value]:
         """Parameter position -> argument value (``self`` is position 0 for a method)."""

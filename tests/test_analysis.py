@@ -6756,3 +6756,157 @@ class TestEvidenceWalks:
         assert facts.evidence is not None
         assert "gradient_penalty" in facts.evidence.called
         assert not facts.evidence.called & {"critic", "generator", "torch.randn"}
+
+
+class TestEffectTargets:
+    """An effect on a global whose name starts like a parameter's target (``args.n``) is a
+    global, not parameter ``s`` (found on DecoupleNet's training scripts, which the analysis
+    gave up on with a ValueError)."""
+
+    def test_a_global_called_args_is_not_a_parameter(self) -> None:
+        facts = facts_of("""
+            def f(w):
+                args.n = args.n // w
+                for i in range(3):
+                    pass
+            f(1)
+        """)
+        assert function(facts, "f").summary is not None
+
+    def test_argument_positions(self) -> None:
+        from torchleak.analysis.summaries import argument_position
+
+        assert argument_position("arg0") == 0
+        assert argument_position("arg12.stats") == 12
+        assert argument_position("arg1[k]") == 1
+        assert argument_position("args.n") is None
+        assert argument_position("argv") is None
+        assert argument_position("self.arg0") is None
+
+
+class TestReplayMemories:
+    """A container drawn from at random is a replay memory: a later backward of what is drawn
+    does not need the graphs it holds (a second backward through one would raise)."""
+
+    SOURCE = """
+        import random
+        from collections import deque
+        import torch
+        import torch.nn as nn
+
+        class Buffer:
+            def __init__(self):
+                self.memory = deque(maxlen=1000)
+
+            def push(self, obs, hidden):
+                self.memory.append((obs, hidden))
+
+            def sample(self, n):
+                return {draw}
+
+        def train(net, buffer, optimizer, steps):
+            hidden = torch.zeros(1, 4)
+            for step in range(steps):
+                obs = torch.randn(1, 4)
+                hidden = net(obs)
+                buffer.push(obs, hidden)
+                batch = buffer.sample(2)
+                loss = net(torch.cat([o for o, _ in batch])).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                hidden = hidden.detach()
+    """
+
+    def test_a_randomly_drawn_container_is_not_backwarded_elsewhere(self) -> None:
+        from torchleak.analysis import queries
+
+        facts = facts_of(self.SOURCE.replace("{draw}", "random.sample(self.memory, n)"))
+        assert "self.memory" in facts.drawn_at_random
+        assert not queries.backwarded_elsewhere(facts, "buffer.memory", function(facts, "train"))
+
+    def test_a_list_read_in_order_still_may_be(self) -> None:
+        from torchleak.analysis import queries
+
+        facts = facts_of(self.SOURCE.replace("{draw}", "list(self.memory)[-n:]"))
+        assert not facts.drawn_at_random
+        assert queries.backwarded_elsewhere(facts, "buffer.memory", function(facts, "train"))
+
+
+class TestRoundSixteenShapes:
+    """Capabilities found missing on held-out zoo round 16 (cases measured under torch 2.13)."""
+
+    def test_a_dict_filled_slot_by_slot_holds_its_arguments_graphs(self) -> None:
+        facts = facts_of("""
+            def criterion(a, b):
+                out = {}
+                out["mse"] = ((a - b) ** 2).mean()
+                out["l1"] = (a - b).abs().mean()
+                return out
+        """)
+        assert summary_of(facts, "criterion").returns.params == {0, 1}
+
+    def test_an_objects_attribute_is_read_through_its_class(self) -> None:
+        facts = facts_of("""
+            import torch.nn as nn
+
+            class Actor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(2, 2)
+
+                def forward(self, x):
+                    return self.net(x)
+
+            class Agent:
+                def __init__(self):
+                    self.actor, self.critic = Actor(), Actor()
+
+            def run(xs):
+                agent = Agent()
+                for x in xs:
+                    a = agent.actor(x)
+        """)
+        assert value_of(facts, "run", "a").attached
+
+    def test_a_loop_over_named_parameters_binds_leaves(self) -> None:
+        facts = facts_of("""
+            class EMA:
+                def update(self, net):
+                    for name, p in net.named_parameters():
+                        self.shadow[name] = 0.9 * self.shadow[name] + 0.1 * p
+        """)
+        assert value_of(facts, "EMA.update", "p").leaf
+        assert not value_of(facts, "EMA.update", "name").attached
+        carries = [effect for effect in summary_of(facts, "EMA.update").effects if effect.kind == "carry"]
+        assert [effect.target for effect in carries] == ["self.shadow"]
+
+    def test_the_update_under_no_grad_carries_nothing(self) -> None:
+        facts = facts_of("""
+            import torch
+
+            class EMA:
+                @torch.no_grad()
+                def update(self, net):
+                    for name, p in net.named_parameters():
+                        self.shadow[name] = 0.9 * self.shadow[name] + 0.1 * p
+        """)
+        assert not [effect for effect in summary_of(facts, "EMA.update").effects if effect.kind == "carry"]
+
+    def test_what_a_tensor_test_sends_to_the_else_branch_is_no_tensor(self) -> None:
+        facts = facts_of("""
+            import torch
+            import torch.nn as nn
+
+            net = nn.Linear(2, 2)
+
+            def step(x, keep):
+                out = {"loss": net(x).sum(), "n": 3}
+                loss = out["loss"]
+                kept = {k: (v.detach() if torch.is_tensor(v) else v) for k, v in out.items()}
+                alike = {k: (v.detach() if isinstance(v, torch.Tensor) else v) for k, v in out.items()}
+                raw = {k: (v.detach() if torch.is_tensor(v) else loss) for k, v in out.items()}
+        """)
+        assert not value_of(facts, "step", "kept").attached
+        assert not value_of(facts, "step", "alike").attached
+        assert value_of(facts, "step", "raw").attached

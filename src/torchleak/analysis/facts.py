@@ -322,6 +322,8 @@ class FileFacts:
     #: Keys read through ``.detach()``/``.item()`` somewhere (``torch.stack(self.buf.logp).detach()``):
     #: evidence that what they hold is consumed as data, not backwarded.
     detached_reads: set[str] = field(default_factory=set)
+    #: Containers drawn from at random (``random.sample(self.memory, n)``): replay memories.
+    drawn_at_random: set[str] = field(default_factory=set)
     #: Every name called in the file, bare or as an attribute (``reset`` for ``m.reset()``);
     #: computed on first use (``called_names``).
     _called_names: Optional[frozenset[str]] = None

@@ -42,7 +42,7 @@ from torchleak.analysis.facts import (
 from torchleak.analysis.names import ImportAliases, dotted, last_identifier
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
-from torchleak.analysis.summaries import ClassSummary, Effect, EffectKind, Externals, Summary, class_key
+from torchleak.analysis.summaries import ClassSummary, Effect, EffectKind, Externals, Summary, argument_position, class_key
 from torchleak.analysis.values import (
     ATTACHED,
     LEAF,
@@ -2091,6 +2091,14 @@ class _Walker:
             attribute = self._class_attribute(self.function.cls, key[len("self."):])
             if attribute is not None:
                 return attribute
+        head, dot, name = key.rpartition(".")
+        if dot:
+            # ``agent.actor`` with ``agent = Agent()``: the object ``Agent.__init__`` keeps there
+            owner = self._lookup(head)
+            if owner.cls is not None and owner.kind in (Kind.INSTANCE, Kind.MODULE):
+                attribute = self._class_attribute(owner.cls, name)
+                if attribute is not None and attribute.kind in _OBJECT_KINDS:
+                    return attribute
         if self._is_evident_module(key):
             return Value(State.DETACHED, Kind.MODULE)
         return UNKNOWN
@@ -2423,7 +2431,7 @@ class _Walker:
             # ``state.hidden = hidden`` on an object the function is given: the caller's object
             # holds the graph now (a decoder state carried into the next window)
             outside = self._outside_target(key)
-            if outside is not None and outside.startswith("arg"):
+            if outside is not None and argument_position(outside) is not None:
                 self._effect(Effect("carry", outside, value, self.function.name))
         elif (
             key.startswith("self.") and key.count(".") == 2 and self.function.cls is not None
@@ -2824,6 +2832,10 @@ class _Walker:
             return
         if value.attached:
             self.env[key] = join(container, replace(container, state=State.ATTACHED)) if container.kind is Kind.CONTAINER else replace(container, state=State.ATTACHED)
+        elif value.params and container.kind is Kind.CONTAINER and key in self.local_names:
+            # in a summary: ``out = {}; out["mse"] = mse(a, b); return out`` holds what its
+            # arguments' graphs give, as the literal ``{"mse": mse(a, b)}`` would
+            self.env[key] = replace(container, params=container.params | value.params, state=State.UNKNOWN if container.detached else container.state)
 
     def _tensor_slot_blend(self, target: cst.Subscript, key: str, value_node: cst.BaseExpression, value: Value) -> bool:
         """``cov[:, 0] = m * c + (1 - m) * cov[:, 0]``: a tensor's slot computed from its own
@@ -2858,6 +2870,12 @@ class _Walker:
             self._accumulation(statement, target, key, "=", attached[0], self.values[id(attached[0])])
         else:
             self._binding(statement, key, value, mentions(value_node), fed=True)
+            outside = self._outside_target(key)
+            if outside is not None and not self._in_batch_loop() and not value.double_backward:
+                # ``self.shadow[k] = d * self.shadow[k] + (1 - d) * p`` in a method called per batch:
+                # the object's slot carries every call's graph into the next (a slot folding in
+                # create_graph gradients, a differentiable optimizer's velocity, is TLK301's)
+                self._effect(Effect("carry", outside, value, self.function.name, "[]="))
         return True
 
     def _augmented(self, node: cst.AugAssign) -> None:
@@ -2919,6 +2937,9 @@ class _Walker:
             loop.in_module_method = loop.over_layers = True  # ``for layer in self.layers``: one forward, layer by layer
         loop.loop_targets = frozenset(mentions(node.target))
         element = _iterated_element(iterable)
+        if type(node.iter) is cst.Call and type(node.iter.func) is cst.Attribute and node.iter.func.attr.value == "named_parameters" and not node.iter.args:
+            # ``for name, p in net.named_parameters()``: each parameter a leaf that requires grad
+            element = Value(State.DETACHED, Kind.CONTAINER, elements=(NUMBER, LEAF))
         if _holds_modules(iterable):
             owner = dotted(node.iter)
             if type(node.target) is cst.Name and owner is not None:
@@ -3476,7 +3497,11 @@ class _Walker:
             return DETACHED  # comparisons give bools or bool tensors, which carry no graph
         if type(node) is cst.IfExp:
             self.evaluate(node.test)
-            return join(self.evaluate(node.body), self.evaluate(node.orelse))
+            body, orelse = self.evaluate(node.body), self.evaluate(node.orelse)
+            tested = self._tensor_test(node.test)
+            if tested is not None and dotted(node.orelse) == tested:
+                orelse = DETACHED  # ``v.detach() if torch.is_tensor(v) else v``: no tensor, no graph
+            return join(body, orelse)
         if type(node) is cst.Tuple:
             return tuple_of([self.evaluate(element.value) for element in node.elements])
         if type(node) is cst.List or type(node) is cst.Set:
@@ -3721,6 +3746,19 @@ class _Walker:
             return value.with_state(State.DETACHED) if value.state is not State.DETACHED else value
         return value
 
+    def _tensor_test(self, test: cst.BaseExpression) -> Optional[str]:
+        """The name ``torch.is_tensor(x)`` or ``isinstance(x, torch.Tensor)`` tests, else None."""
+        if type(test) is not cst.Call or not test.args:
+            return None
+        name = self.context.aliases.qualify(test.func) or ""
+        if name == "torch.is_tensor" and len(test.args) == 1:
+            return dotted(test.args[0].value)
+        if name == "isinstance" and len(test.args) == 2:
+            kind = self.context.aliases.qualify(test.args[1].value) or dotted(test.args[1].value) or ""
+            if kind in ("torch.Tensor", "Tensor", "torch.nn.Parameter"):
+                return dotted(test.args[0].value)
+        return None
+
     def _call_value(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> Value:
         func = node.func
         name = self.context.aliases.qualify(func) or ""
@@ -3842,6 +3880,7 @@ class _Walker:
             return Value(State.DETACHED, Kind.CONTAINER, leaf=True)  # leaves that require grad
         if method in ("named_parameters", "buffers", "named_buffers") and not positional:
             # (name, parameter) pairs or buffers, whatever the receiver was taken for: no graph
+            # (a loop over the pairs binds each parameter as a leaf: ``_for``)
             return Value(State.DETACHED, Kind.CONTAINER)
         if receiver.kind is Kind.MODULE and method is not None and key is not None:
             submodule = self._lookup(key)
@@ -4032,7 +4071,7 @@ class _Walker:
             top = self.context.def_tops.get(id(forward))
             if top is not None:
                 self.context.facts.top_of[id(where)] = top  # reported in the class, not at the call
-        on_arguments = [effect for effect in callee.summary.effects if effect.target.startswith("arg")]
+        on_arguments = [effect for effect in callee.summary.effects if argument_position(effect.target) is not None]
         if on_arguments:
             # ``state.hidden = hidden`` on an object it is given: the caller's object holds it now
             self._apply_effects(node, replace(callee.summary, effects=on_arguments), bound, callee)
@@ -4486,10 +4525,11 @@ class _Walker:
             if container is not None:
                 return container  # ``for cb in self.callbacks: cb.on_batch_end(out)``: the callbacks outlive the loop
             return f"{owner}.{target[len('self.'):]}"
-        if target.startswith("arg"):
-            head, _, rest = target.partition(".")
+        position = argument_position(target)
+        if position is not None:
+            _head, _, rest = target.partition(".")
             # (``*args`` is the call's own tuple: nothing the caller holds)
-            argument = argument_at(node, summary, int(head[3:]))
+            argument = argument_at(node, summary, position)
             owner = dotted(argument) if argument is not None else None
             if owner is None and type(argument) is cst.Call:
                 owner = self._accessor_target(argument)
@@ -4818,7 +4858,7 @@ class _Walker:
         """A forward hook's store runs on every forward pass of the hooked module: report it
         where the hook stores, in the loop that runs the forward passes."""
         value = substitute(effect.value, {i: ATTACHED for i in range(len(hook.summary.parameters))})
-        if not value.attached or effect.target.startswith(("arg", "self.")):
+        if not value.attached or effect.target.startswith("self.") or argument_position(effect.target) is not None:
             return
         key = effect.target
         for prefix in key_prefixes(key):
@@ -4893,6 +4933,8 @@ class _Walker:
                 # ``self.net.parameters()`` in ``__init__``: a module in every method of the class
                 scope = scope_of(self.function, receiver_key) if receiver_key.startswith("self.") else self.scope
                 self.context.observations.module_uses.add((scope, receiver_key))
+        if name in vocab.RANDOM_DRAWS and node.args and (drawn := dotted(node.args[0].value)) is not None:
+            self.context.facts.drawn_at_random.add(drawn)
         if method in vocab.BACKWARD_METHODS or name in vocab.AUTOGRAD_GRAD or name in vocab.AUTOGRAD_BACKWARD:
             self._backward(node, name, method)
         elif method == "step" and type(func) is cst.Attribute:
@@ -4919,7 +4961,7 @@ class _Walker:
                 function = self.walk_function(hook, inherited_no_grad=False)
                 store_nodes = function.effect_nodes
                 for effect in function.summary.effects:
-                    if effect.kind == "store" and not effect.target.startswith("arg") and id(effect) in store_nodes:
+                    if effect.kind == "store" and argument_position(effect.target) is None and id(effect) in store_nodes:
                         store_node = store_nodes[id(effect)]
                         if owner is not None and effect.target.startswith("self."):
                             effect = replace(effect, target=owner + effect.target[len("self"):])

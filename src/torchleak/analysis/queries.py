@@ -144,6 +144,8 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
     def same(source: str) -> bool:
         return source == key or ("." in key and "." in source and source.rsplit(".", 1)[-1] == attribute)
 
+    if any(same(drawn) for drawn in facts.drawn_at_random):
+        return False  # a replay memory: each draw would backward its graphs again, which raises
     backwarded_results = _backwarded_results_closure(facts)
     for function in facts.functions:
         if function.name in backwarded_results and _one_graph_returned(function) and any(same(source) for source in function.returned_keys):

@@ -3,6 +3,7 @@ compared and cached): its return value as a function of its arguments, and its e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequence, Union, cast
 
@@ -12,6 +13,16 @@ from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to
 #: carry: an attribute rebound from a call that received its previous value (a recurrent
 #: state); reset: an attribute rebound to a value with no graph (``self.h = None``).
 EffectKind = Literal["store", "accumulate", "carry", "reset", "set"]
+
+
+_ARGUMENT_TARGET = re.compile(r"arg(\d+)(?=[.\[]|$)")
+
+
+def argument_position(target: str) -> Optional[int]:
+    """The parameter position an effect's ``arg<i>`` target names, or None for ``self.<attr>``
+    and globals (``args.n``, a global ``args``, is not parameter ``s``)."""
+    match = _ARGUMENT_TARGET.match(target)
+    return int(match.group(1)) if match is not None else None
 
 
 @dataclass(frozen=True)

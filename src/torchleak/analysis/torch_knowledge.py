@@ -156,6 +156,9 @@ LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summa
 #: ``torch`` functions returning whatever was saved (a module, a state dict, a tensor): the
 #: file's use of the result says what it is.
 OBJECT_LOADERS: Final = frozenset({"torch.load", "torch.hub.load", "torch.export.load"})
+#: Draws at random from the container given first: a replay memory. A graph kept in one cannot be
+#: backwarded at each draw (the second backward through it raises), so none of it is needed later.
+RANDOM_DRAWS: Final = frozenset({"random.sample", "random.choices", "random.choice", "numpy.random.choice"})
 #: Functions outside ``torch`` that are differentiable: their result keeps the input's graph
 #: (Horovod's collectives average a loss across workers for logging or for the backward).
 GRAPH_PASSING_FUNCTIONS: Final = frozenset(

@@ -6910,3 +6910,36 @@ class TestRoundSixteenShapes:
         assert not value_of(facts, "step", "kept").attached
         assert not value_of(facts, "step", "alike").attached
         assert value_of(facts, "step", "raw").attached
+
+
+class TestRepositorySetFifteenShapes:
+    """Shapes from the fifteenth repository set (FFDNet, packnet-sfm), each measured there."""
+
+    def test_a_fresh_tensor_filled_by_a_slice_write_holds_its_arguments_graph(self) -> None:
+        facts = facts_of("""
+            import torch
+
+            def upsample(x):
+                up = torch.zeros(x.shape)
+                up[:, :] = x[:, :]
+                return up
+        """)
+        assert summary_of(facts, "upsample").returns.params == {0}
+
+    def test_detaching_the_backwarded_entry_leaves_no_evidence_of_a_graph(self) -> None:
+        source = """
+            def fit(module, loader, optimizer):
+                outputs = []
+                for i, batch in enumerate(loader):
+                    output = module.training_step(batch, i)
+                    output["loss"].backward()
+                    optimizer.step()
+                    {line}
+                    outputs.append(output)
+        """
+        kept = facts_of(source.replace("{line}", "pass"))
+        detached = facts_of(source.replace("{line}", 'output["loss"] = output["loss"].detach()'))
+        other = facts_of(source.replace("{line}", 'output["loss"] = output["logits"].detach()'))
+        assert [store.value.attached for store in function(kept, "fit").stores] == [True]
+        assert not any(store.value.attached for store in function(detached, "fit").stores)
+        assert [store.value.attached for store in function(other, "fit").stores] == [True]

@@ -268,3 +268,33 @@ def test_analysis_leaves_no_reference_cycles() -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+def test_advice_for_a_list_handed_to_a_pool_detaches_its_tensors_not_the_list() -> None:
+    # (a CycleGAN image pool given [fake_A, fake_B]: "[fake_A, fake_B].detach()" would raise)
+    source = dedent("""
+        import torch
+        import torch.nn as nn
+
+        class Pool:
+            def __init__(self):
+                self.images = []
+
+            def __call__(self, images):
+                self.images.append(images)
+                return images
+
+        def train(gen_a, gen_b, pool, loader, optimizer):
+            for a, b in loader:
+                fake_a, fake_b = gen_a(b), gen_b(a)
+                fake_a, fake_b = pool([fake_a, fake_b])
+                loss = fake_a.mean() + fake_b.mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+        train(nn.Linear(2, 2), nn.Linear(2, 2), Pool(), [], None)
+    """)
+    messages = [finding.message for finding in lint_source(source)]
+    assert messages and all("].detach()" not in message for message in messages)
+    assert any("of each tensor in [fake_a, fake_b]" in message for message in messages)

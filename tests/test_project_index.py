@@ -741,3 +741,43 @@ def test_callbacks_handed_in_resolve_to_the_one_that_keeps_its_argument(tmp_path
     })
     result = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path / "proj")
     assert "train.py:12:" in result.stdout and "TLK102" in result.stdout and "callbacks.py" in result.stdout, result.stdout + result.stderr
+
+
+_DECODER = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.proj(x).sum()
+
+    def decode(self, x, steps=5):
+        return self._search(x, steps)
+
+    def _search(self, x, steps):
+        scores = []
+        state = x
+        for t in range(steps):
+            state = self.proj(state).tanh()
+            scores.append(state.sum())
+        return scores
+'''
+
+
+@pytest.mark.parametrize("no_grad", [True, False])
+def test_a_method_another_module_calls_only_under_no_grad_runs_without_grad(tmp_path: Path, no_grad: bool) -> None:
+    # OpenASR-like: decode.py runs model.decode(...) inside torch.no_grad(); the beam search in
+    # models.py keeps its scores, which hold no graph then.
+    call = "with torch.no_grad():\n            hyps = model.decode(x)" if no_grad else "hyps = model.decode(x)"
+    write(tmp_path, {
+        "setup.cfg": "",
+        "models.py": _DECODER,
+        "decode.py": f"import torch\nimport models\n\n\ndef main(batches):\n    model = models.Model()\n"
+                     f"    for x in batches:\n        {call}\n        print(len(hyps))\n",
+    })
+    assert _lint(tmp_path, "models.py") == ([] if no_grad else ["TLK102 22", "TLK103 21"])

@@ -789,6 +789,19 @@ def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
     return False
 
 
+def _detaches_own_slot(value_node: cst.BaseExpression, target: cst.Subscript) -> bool:
+    """``d[k].detach()``, ``d[k].item()`` or ``float(d[k])`` for the target ``d[k]``."""
+    if type(value_node) is not cst.Call:
+        return False
+    func = value_node.func
+    if type(func) is cst.Attribute and func.attr.value in ("detach", "item", "cpu") and not value_node.args:
+        inner = func.value
+        if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "detach":
+            inner = inner.func.value  # ``d[k].detach().cpu()``
+        return type(inner) is cst.Subscript and inner.deep_equals(target)
+    return type(func) is cst.Name and func.value == "float" and len(value_node.args) == 1 and value_node.args[0].value.deep_equals(target)
+
+
 def _whole(target: cst.Subscript) -> bool:
     """``buf[:]`` or ``buf[...]``: every element."""
     if len(target.slice) != 1:
@@ -2817,13 +2830,22 @@ class _Walker:
             # ``queue[:, ptr] = feats``: a write into a tensor keeps a link to what was written
             # and to the tensor's previous versions, overwritten slots included.
             self._store(statement, target.value, key, "slice", value_node, value, frozenset({"<tensor>"}))
-            self.env[key] = replace(container, state=State.ATTACHED) if value.attached else container
+            if value.attached:
+                self.env[key] = replace(container, state=State.ATTACHED)
+            elif key in self.local_names and not container.attached:
+                # in a summary: ``up = torch.zeros(s); up[:, :] = x`` holds what its argument holds
+                self.env[key] = replace(container, params=container.params | value.params, state=State.UNKNOWN)
             return
         if (value.attached or value.params) and self._slot_update(target, key, value_node, value, statement):
             if value.attached:
                 self.env[key] = replace(container, state=State.ATTACHED)
             return
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
+        if container.keys is None and container.attached and value.detached and _detaches_own_slot(value_node, target) and self._is_backwarded(key):
+            # ``output["loss"].backward()`` then ``output["loss"] = output["loss"].detach()``: the
+            # entry that showed the dict to hold a graph no longer does; nothing shows another one
+            self.env[key] = replace(container, state=State.UNKNOWN)
+            return
         if container.keys is not None:
             literal = _literal_key(target, self.context.module_strings())
             # ``d["acc"] = acc.item()`` replaces one entry; a computed key may be any of them
@@ -3233,6 +3255,12 @@ class _Walker:
             no_grad = no_grad or any(base.endswith(vocab.FRAMEWORK_NO_GRAD_METHODS[name]) for base in bases)
         qualified_name = f"{cls}.{name}" if cls else name
         callers = self.context.callers_of(qualified_name)
+        externals = self.context.externals
+        if (
+            cls is not None and not callers and qualified_name in externals.called_by_importers
+            and qualified_name not in externals.called_with_grad_by_importers
+        ):
+            no_grad = True  # called only by other modules, each time under ``torch.no_grad()``
         if callers and callers <= self.context.evidence.no_grad_functions and not (
             cls is not None and qualified_name in self.context.externals.called_with_grad_by_importers
         ):

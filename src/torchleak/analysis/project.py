@@ -398,12 +398,13 @@ _RETURNS_SELF: Final = frozenset({"to", "cuda", "cpu", "eval", "train", "float",
 
 
 def _methods_called_with_grad(
-    tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str], *, in_loops: bool = False
+    tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str], *, in_loops: bool = False, with_grad: bool = True
 ) -> set[str]:
     """``Class.method`` for each call ``x.method(...)`` in ``tree`` outside no-grad code (and,
     with ``in_loops``, inside a ``for`` or ``while`` loop), where ``x`` holds an instance the
     module builds of one of ``classes`` (local name -> the name in the defining module) or of a
-    class reached through an imported module (``model.Decoder``)."""
+    class reached through an imported module (``model.Decoder``). Without ``with_grad``, the
+    calls inside no-grad code count too."""
 
     def built_class(value: ast.expr, instances: Mapping[str, str]) -> Optional[str]:
         while isinstance(value, ast.Call):
@@ -442,7 +443,7 @@ def _methods_called_with_grad(
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             looped = False  # (a function defined in a loop runs when it is called)
             no_grad = no_grad or node.name in no_grad_functions
-        no_grad = no_grad or is_no_grad_block(node)
+        no_grad = with_grad and (no_grad or is_no_grad_block(node))
         if not no_grad and (looped or not in_loops) and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = _ast_dotted(node.func.value) or ""
             # (``model.train()`` switches a mode; ``learner.train(batch, t)`` is a method of the class)
@@ -527,6 +528,7 @@ class ProjectIndex:
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
             externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
+            externals.called_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, with_grad=False))
             externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, in_loops=True))
             externals.path = relative
             externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
@@ -590,7 +592,7 @@ class ProjectIndex:
                 found.append(analysed[2])
         return found
 
-    def _called_with_grad_by_importers(self, module: str, *, in_loops: bool = False) -> frozenset[str]:
+    def _called_with_grad_by_importers(self, module: str, *, in_loops: bool = False, with_grad: bool = True) -> frozenset[str]:
         """Methods of ``module``'s classes (``DecoderRNN.sample``) that a module importing the
         class calls, on an instance it builds, with grad enabled (``sample.py`` calling
         ``decoder.sample(feature)`` outside ``torch.no_grad()``); with ``in_loops``, those it
@@ -606,7 +608,7 @@ class ProjectIndex:
                 tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
-            found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops)
+            found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops, with_grad=with_grad)
         return frozenset(found)
 
     def _importers(self, module: str) -> list[str]:
@@ -847,6 +849,7 @@ class ProjectIndex:
         externals.path = module
         externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
         externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module))
+        externals.called_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module, with_grad=False))
         # (as when the module itself is linted: a file the pre-filter drops is never analysed
         # there, so its methods are not taken as per-batch here either, and each caller reports
         # what they keep; the pre-filter runs only if the analysis asks)

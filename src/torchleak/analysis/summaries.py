@@ -260,6 +260,9 @@ class Externals:
     #: Methods of this file's classes (``Decoder.sample``) that another module of the project
     #: calls with grad enabled on an instance it builds.
     called_with_grad_by_importers: Container[str] = frozenset()
+    #: Methods of this file's classes that another module calls at all, with grad or under
+    #: ``torch.no_grad()`` (``decode.py``'s ``with torch.no_grad(): model.decode(x)``).
+    called_by_importers: Container[str] = frozenset()
     #: Of those, the methods it calls so inside a loop (``learner.train(batch)`` in ``main.py``'s
     #: loop): their stores into the object's state outlive each call, as a per-batch method's do.
     called_per_batch_by_importers: Container[str] = frozenset()

@@ -450,7 +450,8 @@ class HeldAcrossIterations(Rule):
                 fix = f"store {value}.detach() (or .item() for a number)"
             if event.argument_returned:
                 callee = event.via.split(" ", 1)[0]
-                fix = f"store {value}.detach() inside {callee} (it also returns what it computes from it, so passing it detached would stop its gradient)"
+                stored = f".detach() of each tensor in {value}" if container else f"{value}.detach()"
+                fix = f"store {stored} inside {callee} (it also returns what it computes from it, so passing it detached would stop its gradient)"
             elif event.in_callee and event.given:
                 # what the caller gave is attached already: no_grad around the call would not cut it
                 fix = f"store .item() or .detach() of each tensor in {value} here" if container else f"store {value}.detach() here (or .item() for a number)"

@@ -638,20 +638,29 @@ def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:
     return {id(loop): binding for loop, binding in carried_state(facts)}
 
 
-def carried_into(call: BackwardCall, carried: dict[int, Binding]) -> Optional[Binding]:
-    """The carried state of a loop around ``call``, if any."""
+def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optional[FileFacts] = None) -> Optional[Binding]:
+    """The carried state of a loop around ``call``, if any; with ``facts``, also for a helper
+    called once per batch (``step(x)`` from ``fit``'s loop) that runs a forward."""
     if call.loop is None:
-        return None
+        if facts is None or not call.function.summary.runs_forward or not per_batch_calls(facts, call.function):
+            return None
+        return _carried_by_a_forward(carried)
     for loop in call.loop.enclosing():
         if id(loop) in carried:
             return carried[id(loop)]
     if any(loop.has_forward and not loop.per_batch_method for loop in call.loop.enclosing()):
-        # The loop runs a model the file does not name the class of, and a module class of
-        # the file carries state in its forward: that state is what the flag papers over.
-        for binding in carried.values():
-            scope = binding.loop
-            if scope is not None and scope.per_batch_method and type(scope.node) is cst.FunctionDef and scope.node.name.value == "forward":
-                return binding
+        return _carried_by_a_forward(carried)
+    return None
+
+
+def _carried_by_a_forward(carried: dict[int, Binding]) -> Optional[Binding]:
+    """A state a module class of the file carries in its forward: what ``retain_graph=True``
+    papers over when a loop (or a per-batch helper) runs a model the file does not name the
+    class of."""
+    for binding in carried.values():
+        scope = binding.loop
+        if scope is not None and scope.per_batch_method and type(scope.node) is cst.FunctionDef and scope.node.name.value == "forward":
+            return binding
     return None
 
 

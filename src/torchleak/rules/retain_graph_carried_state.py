@@ -98,6 +98,45 @@ class RetainGraphCarriedState(Rule):
             """,
             "the state comes from before the loop",
         ),
+        Flagged(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(16, 16)
+                    self.context = None
+
+                def forward(self, x):
+                    h = self.lin(x)
+                    if self.context is None:
+                        self.context = h.mean(0)
+                    else:
+                        self.context = 0.5 * self.context + 0.5 * h.mean(0)  # TLK103
+                    return h + self.context
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def step(self, x):
+                    loss = self.model(x).pow(2).mean()
+                    loss.backward(retain_graph=True)  # TLK202
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+
+                def fit(self, loader):
+                    for x in loader:
+                        self.step(x)
+
+            Trainer(Encoder()).fit(loader)
+            """,
+            "a per-batch helper's backward, and a module of the file that carries a context vector in its "
+            "forward (the trainer does not name the model's class)",
+        ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
         Clean(
@@ -165,7 +204,7 @@ class RetainGraphCarriedState(Rule):
             for call in function.backwards:
                 if call.retain_graph is None:
                     continue
-                binding = carried_into(call, carried)
+                binding = carried_into(call, carried, facts)
                 if binding is not None:
                     steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False
                     harm = (

@@ -253,6 +253,8 @@ class RetainGraphUnneeded(Rule):
                 if _deleted_after(call):
                     continue  # ``del output`` right after: the retained graph is freed there
                 if call.loop is None:
+                    if carried_into(call, carried, facts) is not None:
+                        continue  # TLK202 reports retain_graph=True hiding a state a forward carries
                     # A helper called once per batch (``backward_G()`` from ``optimize_parameters``)
                     sites = per_batch_calls(facts, function)
                     if sites and not helper_graph_reused(facts, call, sites):

@@ -781,3 +781,24 @@ def test_a_method_another_module_calls_only_under_no_grad_runs_without_grad(tmp_
                      f"    for x in batches:\n        {call}\n        print(len(hyps))\n",
     })
     assert _lint(tmp_path, "models.py") == ([] if no_grad else ["TLK102 22", "TLK103 21"])
+
+
+def test_what_a_trainer_is_constructed_with_is_known_by_its_class(tmp_path: Path) -> None:
+    # joey_nmt-like: train.py builds Model() and hands it to TrainManager; training.py never
+    # names the class, and learns it from the construction in its importer.
+    write(tmp_path, {
+        "setup.cfg": "",
+        "model.py": "import torch.nn as nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.lin = nn.Linear(2, 2)\n\n    def forward(self, x):\n        return self.lin(x)\n",
+        "training.py": "class TrainManager:\n    def __init__(self, model, cfg):\n        self.model = model\n        self.cfg = cfg\n",
+        "train.py": "from model import Model\nfrom training import TrainManager\n\n\ndef main(cfg):\n    model = Model()\n"
+                    "    trainer = TrainManager(model, cfg)\n    return trainer\n",
+    })
+    from torchleak.analysis.flow import analyse
+
+    path = tmp_path / "training.py"
+    facts = analyse(cst.parse_module(path.read_text()), Settings(origin=Origin(str(path), use_cache=False)))
+    assert ("TrainManager.__init__", 1, "model.py:Model") in set(facts.externals.argument_classes_by_importers)
+    held = facts.attributes.get(("TrainManager", "model"))
+    assert held is not None and held.cls == "model.py:Model"
+    assert facts.attributes.get(("TrainManager", "cfg")) is None or facts.attributes[("TrainManager", "cfg")].cls is None

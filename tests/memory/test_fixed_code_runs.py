@@ -141,6 +141,8 @@ env, obs = Env(), torch.randn(4)
         ),
     ),
     "the canonical case: a training loop summing the loss tensor": Harness(),
+    "a per-batch helper's backward, and a module of the file that carries a context vector in its "
+    "forward (the trainer does not name the model's class)": Harness("loader = [torch.randn(4, 16) for _ in range(3)]"),
     "written out as an assignment, with arithmetic around the loss": Harness(),
     "an exponential moving average for the progress bar": Harness(
         "loader = [(torch.randn(4, 8), torch.randn(4, 8)) for _ in range(3)]"

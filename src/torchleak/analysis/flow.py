@@ -1314,6 +1314,7 @@ class _FileContext:
     #: False when the externals are known to be empty (no project): nothing resolves to them.
     imports_from_project: bool = True
     _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
+    _importer_argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
     _strings: Optional[dict[str, Optional[str]]] = None
@@ -1363,7 +1364,20 @@ class _FileContext:
 
     def argument_classes(self, function: str, position: int) -> set[str]:
         """The classes of the file the evidence says calls pass to ``function`` at ``position``
-        (indexed once: the evidence does not change during a walk)."""
+        (indexed once: the evidence does not change during a walk); where no call of the file
+        says, the project's classes that modules importing it pass (``TrainManager(model, cfg)``
+        in ``train.py``, with ``model = Model()`` of ``model.py``)."""
+        found = self._file_argument_classes(function, position)
+        if found or not self.externals.path:
+            return found
+        if self._importer_argument_classes is None:
+            index: dict[tuple[str, int], set[str]] = {}
+            for name, at, cls in self.externals.argument_classes_by_importers:
+                index.setdefault((name, at), set()).add(cls)
+            self._importer_argument_classes = index
+        return self._importer_argument_classes.get((function, position), set())
+
+    def _file_argument_classes(self, function: str, position: int) -> set[str]:
         if self._argument_classes is None:
             index: dict[tuple[str, int], set[str]] = {}
             for name, at, cls in self.evidence.argument_classes:
@@ -1919,6 +1933,9 @@ class _Walker:
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
+        #: (helper, key) of what a helper called inside a loop of this function keeps: reported in
+        #: that loop, so the same call outside it does not pass it on to this function's callers.
+        self.kept_in_loops: set[tuple[str, str]] = set()
         #: Names bound to an attribute that is not known to be a module (``f = obj.items``).
         self.method_references: set[str] = set()
         #: The ``for``/``while`` loops of this function, as they are left.
@@ -3257,10 +3274,12 @@ class _Walker:
         callers = self.context.callers_of(qualified_name)
         externals = self.context.externals
         if (
-            cls is not None and not callers and qualified_name in externals.called_by_importers
+            cls is not None and name not in self.context.facts.called_names() and qualified_name in externals.called_by_importers
             and qualified_name not in externals.called_with_grad_by_importers
         ):
-            no_grad = True  # called only by other modules, each time under ``torch.no_grad()``
+            # called only by other modules, each time under ``torch.no_grad()`` (nothing in the
+            # file calls a method of that name: the first walk has no evidence of callers yet)
+            no_grad = True
         if callers and callers <= self.context.evidence.no_grad_functions and not (
             cls is not None and qualified_name in self.context.externals.called_with_grad_by_importers
         ):
@@ -4638,7 +4657,12 @@ class _Walker:
             origin = f" in {self.context.externals.shown(effect.origin)}" if effect.origin else ""  # another module's helper: its file and line
             via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
             outside = self._outside_target(key)
-            if outside is not None and (value.attached or value.params) and effect.kind != "reset" and not self._in_batch_loop():
+            if self.loops and effect.kind in ("accumulate", "store", "carry"):
+                self.kept_in_loops.add((effect.where, key))
+            if (
+                outside is not None and (value.attached or value.params) and effect.kind != "reset" and not self._in_batch_loop()
+                and not (not self.loops and (effect.where, key) in self.kept_in_loops)
+            ):
                 # (inside a batch loop the effect is reported here, as ``_store`` does); a carry on
                 # ``self`` keeps the helper's statement, where its fix goes (``self._track(m, v)``)
                 helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and (
@@ -5009,7 +5033,12 @@ class _Walker:
                     self.env[key] = combine(held, value) if held.kind is not Kind.CONTAINER else replace(
                         held, state=State.ATTACHED, double_backward=held.double_backward or value.double_backward
                     )
-                self.env[key] = _grown(self._lookup(key), method, value)
+                grown = _grown(self._lookup(key), method, value)
+                if value.params and not value.attached and key in self.local_names and grown.kind is Kind.CONTAINER:
+                    # in a summary: ``losses.append(f(preds))`` then ``torch.stack(losses).sum()``
+                    # holds what the arguments' graphs give
+                    grown = replace(grown, params=grown.params | value.params, state=State.UNKNOWN if grown.detached else grown.state)
+                self.env[key] = grown
         elif method == "update" and type(func) is cst.Attribute and receiver.kind is Kind.CONTAINER and receiver.cls is None:
             # ``scalars.update({f"g/{i}": v for i, v in enumerate(terms)})`` on a dict: its entries
             # now hold what the mapping (or the keywords) held

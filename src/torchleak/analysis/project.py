@@ -26,7 +26,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Final, Optional, Union
@@ -457,6 +457,48 @@ def _methods_called_with_grad(
     return found
 
 
+def _arguments_of_project_classes(tree: ast.Module, bindings: Sequence[ImportBinding], module: str) -> set[tuple[str, int, str]]:
+    """(``C.__init__``, parameter position, class key) for each construction in ``tree`` of a
+    class ``C`` that ``module`` defines (``TrainManager(model, cfg)``) given an instance the tree
+    builds of a class of the project (``model = Model(...)`` with ``Model`` from ``model.py``):
+    what the object keeps on ``self`` is then known by its class. (Plain functions are left to
+    the evidence of their bodies: a class summary may know less than the evidence does.)"""
+    symbols = {b.local: (b.module, b.symbol) for b in bindings if b.symbol not in (None, "*")}
+    modules = {b.local: b.module for b in bindings if b.symbol is None}
+
+    def project_class(func: ast.expr) -> Optional[tuple[str, str]]:
+        name = _ast_dotted(func) or ""
+        if name in symbols:
+            found, symbol = symbols[name]
+            return (found, symbol) if symbol else None
+        head, _, last = name.rpartition(".")
+        return (modules[head], last) if head in modules else None
+
+    instances: dict[str, tuple[str, str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            built = project_class(node.value.func)
+            if built is not None:
+                for target in node.targets:
+                    key = _ast_dotted(target)
+                    if key is not None:
+                        instances[key] = built
+    if not instances:
+        return set()
+    found: set[tuple[str, int, str]] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = project_class(node.func)
+        if callee is None or callee[0] != module:
+            continue
+        for position, argument in enumerate(node.args):
+            given = instances.get(_ast_dotted(argument) or "") if not isinstance(argument, ast.Starred) else None
+            if given is not None:
+                found.add((f"{callee[1]}.__init__", position + 1, class_key(*given)))
+    return found
+
+
 # --------------------------------------------------------------------------- the index
 @dataclass
 class _Entry:
@@ -529,6 +571,7 @@ class ProjectIndex:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
             externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
             externals.called_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, with_grad=False))
+            externals.argument_classes_by_importers = _Lazy(lambda: self._argument_classes_by_importers(relative))
             externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, in_loops=True))
             externals.path = relative
             externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
@@ -610,6 +653,33 @@ class ProjectIndex:
                 continue
             found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops, with_grad=with_grad)
         return frozenset(found)
+
+    def _argument_classes_by_importers(self, module: str) -> frozenset[tuple[str, int, str]]:
+        """What the project's modules importing ``module`` pass to its classes and functions:
+        instances of the project's classes they build (``_arguments_of_project_classes``)."""
+        found: set[tuple[str, int, str]] = set()
+        for importer, outline in self._importing(module):
+            kept = self._texts.get(importer)
+            try:
+                tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, StopIteration):
+                continue
+            found |= _arguments_of_project_classes(tree, outline.bindings, module)
+        return frozenset((function, position, self._defining_class(key)) for function, position, key in found)
+
+    def _defining_class(self, key: str) -> str:
+        """The key of the class ``key`` names where it is defined, following re-exports
+        (``lib/train/actors/__init__.py:Actor`` -> ``lib/train/actors/actor.py:Actor``)."""
+        for _ in range(8):
+            module, _, name = key.rpartition(":")
+            outline = self._outline(module)
+            if name in outline.classes:
+                return key
+            binding = next((b for b in outline.bindings if b.local == name and b.symbol not in (None, "*")), None)
+            if binding is None or binding.symbol is None:
+                return key
+            key = class_key(binding.module, binding.symbol)
+        return key
 
     def _importers(self, module: str) -> list[str]:
         """The project's files whose text imports something named like ``module`` (the index
@@ -850,6 +920,7 @@ class ProjectIndex:
         externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
         externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module))
         externals.called_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module, with_grad=False))
+        externals.argument_classes_by_importers = _Lazy(lambda: self._argument_classes_by_importers(module))
         # (as when the module itself is linted: a file the pre-filter drops is never analysed
         # there, so its methods are not taken as per-batch here either, and each caller reports
         # what they keep; the pre-filter runs only if the analysis asks)
@@ -1168,16 +1239,25 @@ class _LazyExternals(Externals):
 
 
 class _Lazy:
-    """A set computed on the first membership test (reading importers costs a project scan)."""
+    """A set computed on first use (reading importers costs a project scan)."""
 
-    def __init__(self, compute: Callable[[], frozenset[str]]) -> None:
-        self._compute: Optional[Callable[[], frozenset[str]]] = compute
-        self._items: frozenset[str] = frozenset()
+    def __init__(self, compute: Callable[[], frozenset[Any]]) -> None:
+        self._compute: Optional[Callable[[], frozenset[Any]]] = compute
+        self._items: frozenset[Any] = frozenset()
 
-    def __contains__(self, item: object) -> bool:
+    def _computed(self) -> frozenset[Any]:
         if self._compute is not None:
             self._items, self._compute = self._compute(), None
-        return item in self._items
+        return self._items
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._computed()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._computed())
+
+    def __len__(self) -> int:
+        return len(self._computed())
 
 
 class _ClassRegistry(Mapping[str, ClassSummary]):

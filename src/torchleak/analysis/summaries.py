@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Container, Literal, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Callable, Collection, Container, Literal, Mapping, Optional, Sequence, Union, cast
 
 from torchleak.analysis.values import DETACHED, Value, value_from_dict, value_to_dict
 
@@ -263,6 +263,9 @@ class Externals:
     #: Methods of this file's classes that another module calls at all, with grad or under
     #: ``torch.no_grad()`` (``decode.py``'s ``with torch.no_grad(): model.decode(x)``).
     called_by_importers: Container[str] = frozenset()
+    #: (function, parameter position, class key): an instance of a project class that a module
+    #: importing this one builds and passes (``TrainManager(model, cfg)`` in ``train.py``).
+    argument_classes_by_importers: Collection[tuple[str, int, str]] = frozenset()
     #: Of those, the methods it calls so inside a loop (``learner.train(batch)`` in ``main.py``'s
     #: loop): their stores into the object's state outlive each call, as a per-batch method's do.
     called_per_batch_by_importers: Container[str] = frozenset()

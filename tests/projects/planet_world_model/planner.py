@@ -24,7 +24,7 @@ class MPCPlanner(nn.Module):
             actions = actions.clamp(min=self.min_action, max=self.max_action)
             returns, b, s = 0, belief, state
             for t in range(self.planning_horizon):
-                b, s, _, _ = self.transition_model.observe_step(s, actions[t], b)
+                b, s, _, _ = self.transition_model.observe_step(s, actions[t], b)  # clean: the planner runs only under the trainer's torch.no_grad()  # known-false: TLK103
                 returns = returns + self.reward_model(b, s)  # clean: sum over the horizon, reset every CEM iteration; forward runs under no_grad  # known-false: TLK101
             _, topk = returns.reshape(B, self.candidates).topk(self.top_candidates, dim=1, largest=True, sorted=False)
             topk = topk + self.candidates * torch.arange(0, B, dtype=torch.int64).unsqueeze(dim=1)

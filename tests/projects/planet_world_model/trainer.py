@@ -42,7 +42,7 @@ class WorldModelTrainer(object):
         (-imagined_return).backward()
         self.actor_optimiser.step()
         self.logger.log('observation_loss', observation_loss.item())  # clean: .item() before the logger
-        self.logger.log('kl_loss', kl_loss)  # known-miss: TLK102 (MetricsLogger.log in utils.py appends to self.metrics[name])
+        self.logger.log('kl_loss', kl_loss)  # expect: TLK102 (utils.py) MetricsLogger.log appends to self.metrics[name]
         return model_loss.item()
 
     def collect_episode(self):
@@ -55,7 +55,7 @@ class WorldModelTrainer(object):
             self.action = self.action + self.args.action_noise * torch.randn_like(self.action)
             pred_reward = self.reward_model(self.belief, self.posterior_state)
             next_observation, reward, done = self.env.step(self.action[0].detach())
-            self.memory.append(observation, self.action[0].detach(), reward, done, pred_reward)  # known-miss: TLK102 (ExperienceReplay.append in memory.py keeps pred_reward)
+            self.memory.append(observation, self.action[0].detach(), reward, done, pred_reward)  # expect: TLK102 (memory.py) ExperienceReplay.append keeps pred_reward
             total_reward += reward
             observation = next_observation
             if done:

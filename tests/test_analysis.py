@@ -6960,3 +6960,69 @@ class TestListsFilledInSummaries:
                 return torch.stack(losses).sum()
         """)
         assert summary_of(facts, "quantile_loss").returns.params >= {0, 1}
+
+
+class TestRoundSeventeenShapes:
+    """Capabilities found missing on held-out zoo round 17 (cases measured under torch 2.13)."""
+
+    def test_a_first_value_given_when_none_is_not_a_reset(self) -> None:
+        # (PeRCNN-like: ``if state is None: state = model.init_state(n)`` runs once; the state
+        # is then carried from window to window)
+        from torchleak.analysis.queries import carried_state
+
+        facts = facts_of("""
+            import torch.nn.functional as F
+
+            def train_windows(model, windows, optimizer):
+                state = None
+                for inputs, targets in windows:
+                    if state is None:
+                        state = model.init_state(inputs.shape[0])
+                    preds, last_state = model(inputs, state)
+                    loss = F.mse_loss(preds, targets)
+                    optimizer.zero_grad()
+                    loss.backward(retain_graph=True)
+                    optimizer.step()
+                    state = last_state
+        """)
+        first = [b for b in function(facts, "train_windows").bindings if b.key == "state" and b.first_value]
+        assert len(first) == 1
+        assert [binding.key for _, binding in carried_state(facts)] == ["state"]
+
+    def test_layers_put_in_a_list_are_the_module_lists_elements(self) -> None:
+        facts = facts_of("""
+            import torch.nn as nn
+
+            class Coupling(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.net = nn.Linear(d, d)
+
+                def forward(self, x):
+                    return self.net(x)
+
+            class Norm(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.register_buffer("running_mean", torch.zeros(d))
+
+                def forward(self, x):
+                    self.running_mean.mul_(0.9).add_(0.1 * x.mean(0))
+                    return x - self.running_mean
+
+            class Flow(nn.Module):
+                def __init__(self, d, n):
+                    super().__init__()
+                    layers = []
+                    for i in range(n):
+                        layers += [Coupling(d), Norm(d)]
+                    self.layers = nn.ModuleList(layers)
+
+                def log_prob(self, x):
+                    for layer in self.layers:
+                        x = layer(x)
+                    return x.sum()
+        """)
+        held = facts.attributes[("Flow", "layers")]
+        assert held.elements is not None and {part.cls for part in held.elements} == {"Coupling", "Norm"}
+        assert [(e.kind, e.target) for e in summary_of(facts, "Flow.log_prob").effects] == [("carry", "self.layers.running_mean")]

@@ -184,6 +184,8 @@ class Binding(Event):
     #: An in-place reset (``self.v_mem.zero_()``): the values are new, the autograd history of
     #: an attached tensor stays (measured: ``ZeroBackward0`` points at the previous graph).
     keeps_history: bool = False
+    #: Bound in the body of ``if <key> is None:``: a first value, not a reset of every iteration.
+    first_value: bool = False
 
 
 @dataclass(frozen=True, eq=False)

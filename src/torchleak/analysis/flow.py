@@ -789,6 +789,43 @@ def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
     return False
 
 
+def _put_in_list(function: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The expressions ``function`` puts in its local list ``name``: ``name = [a, b]``,
+    ``name += [a, b]``, ``name.append(a)``, ``name.extend([a, b])``."""
+    found: list[cst.BaseExpression] = []
+
+    def elements(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+        if type(value) is cst.List or type(value) is cst.Tuple:
+            return [element.value for element in value.elements if type(element) is cst.Element]
+        if type(value) is cst.ListComp:
+            return [value.elt]
+        return []
+
+    stack: list[cst.CSTNode] = [function]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.AugAssign and type(node.target) is cst.Name and node.target.value == name:
+            found += elements(node.value)
+        elif type(node) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name for t in node.targets):
+            found += elements(node.value)
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name and node.func.value.value == name:
+            if node.func.attr.value in ("append", "insert") and node.args:
+                found.append(node.args[-1].value)
+            elif node.func.attr.value == "extend" and node.args:
+                found += elements(node.args[0].value)
+        stack.extend(node.children)
+    return found
+
+
+def _tested_for_none(test: cst.BaseExpression) -> Optional[str]:
+    """``x`` for the test ``x is None``, else None."""
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        comparison = test.comparisons[0]
+        if type(comparison.operator) is cst.Is and type(comparison.comparator) is cst.Name and comparison.comparator.value == "None":
+            return dotted(test.left)
+    return None
+
+
 def _detaches_own_slot(value_node: cst.BaseExpression, target: cst.Subscript) -> bool:
     """``d[k].detach()``, ``d[k].item()`` or ``float(d[k])`` for the target ``d[k]``."""
     if type(value_node) is not cst.Call:
@@ -1921,6 +1958,9 @@ class _Walker:
         self.branch_depth = 0
         #: The names each enclosing ``if`` test reads (``if self.ema is None:`` guards a lazy build).
         self.guards: list[set[str]] = []
+        #: Names the enclosing ``if x is None:`` bodies test: what they bind there is a first
+        #: value, given once (``if state is None: state = model.init_state(n)``), not a reset.
+        self.when_none: list[str] = []
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -1933,6 +1973,9 @@ class _Walker:
         #: A loop variable bound to one module of a container -> the container's key, which
         #: owns the state that module's forward keeps (``for layer in flow: layer(x)``).
         self.module_aliases: dict[str, str] = {}
+        #: A loop variable over modules of several classes (``for layer in self.layers``): each
+        #: class it may be, whose forward's effects on ``self`` a call of it may have.
+        self.module_candidates: dict[str, tuple[Value, ...]] = {}
         #: (helper, key) of what a helper called inside a loop of this function keeps: reported in
         #: that loop, so the same call outside it does not pass it on to this function's callers.
         self.kept_in_loops: set[tuple[str, str]] = set()
@@ -2174,7 +2217,12 @@ class _Walker:
                     self.env[key] = NUMBER  # ``if type(x) == np.ndarray: return x``: an array, no graph
                 self.no_grad = outer_no_grad or trains_in == "orelse"
                 marks = self._event_marks()
+                tested = _tested_for_none(node.test)
+                if tested is not None:
+                    self.when_none.append(tested)
                 self._block(_body(node.body))
+                if tested is not None:
+                    self.when_none.pop()
                 if trains_in == "orelse":
                     self._drop_held(marks)
                 self.no_grad = outer_no_grad
@@ -2334,7 +2382,7 @@ class _Walker:
     ) -> None:
         event = Binding(
             node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth, in_callee,
-            keeps_history,
+            keeps_history, key in self.when_none,
         )
         self._locate(node)
         self.function.bindings.append(event)
@@ -2983,6 +3031,8 @@ class _Walker:
             owner = dotted(node.iter)
             if type(node.target) is cst.Name and owner is not None:
                 self.module_aliases[node.target.value] = self.module_aliases.get(owner, owner)
+                if element.cls is None and iterable.elements:
+                    self.module_candidates[node.target.value] = tuple(part for part in iterable.elements if part.cls is not None)
         self._note_parameter_owners(node.iter, node.target)
         pairs = self._iterated_pairs(node.target, node.iter)
         if pairs is not None:
@@ -4029,8 +4079,15 @@ class _Walker:
         if node is not None and self.loops:
             for key in self._state_read_by(node):
                 self._read(key)  # (``self.state`` read by the forward: a read of ``model.state`` here)
+        candidates = self.module_candidates.get(owner, ()) if owner is not None and module.cls is None else ()
         owner = self.module_aliases.get(owner, owner) if owner is not None else None
-        if module.cls in vocab.MODULE_CONTAINERS and module.elements and node is not None and owner is not None:
+        if candidates and node is not None and owner is not None:
+            # one of the layers' classes, each forward's effects; past the first layer with
+            # parameters, a layer's input is the previous layer's output: attached
+            flowing = [ATTACHED, *arguments[1:]] if any(part.kind is Kind.MODULE for part in candidates) and not self.no_grad else arguments
+            for candidate in candidates:
+                self._contained_forward(candidate, flowing, node, owner, export=True)
+        elif module.cls in vocab.MODULE_CONTAINERS and module.elements and node is not None and owner is not None:
             # ``nn.Sequential(nn.Linear(..), MyNorm(..))``: each module's forward runs on what
             # the previous one returned (attached once a module with parameters ran).
             flowing = arguments[:1]
@@ -4068,10 +4125,12 @@ class _Walker:
             return walked.summary if walked is not None else None
         return self.context.imported_method(module.cls, "forward")
 
-    def _contained_forward(self, module: Value, arguments: list[Value], node: Optional[cst.Call], owner: Optional[str]) -> None:
+    def _contained_forward(
+        self, module: Value, arguments: list[Value], node: Optional[cst.Call], owner: Optional[str], export: bool = False
+    ) -> None:
         forward = self.context.method(module.cls, "forward") if module.cls else None
         if forward is not None and node is not None and owner is not None and id(forward) not in self.context.in_progress:
-            self._forward_effects(forward, module, arguments, node, owner)
+            self._forward_effects(forward, module, arguments, node, owner, export)
         elif forward is None and module.cls and node is not None and owner is not None:
             # A module class of another module of the project: what its forward keeps on
             # ``self`` from its input, seen at this call (its summary names its file).
@@ -4083,7 +4142,7 @@ class _Walker:
                     self._apply_effects(node, replace(imported, effects=effects), bound)
 
     def _forward_effects(
-        self, forward: cst.FunctionDef, module: Value, arguments: list[Value], node: cst.Call, owner: str
+        self, forward: cst.FunctionDef, module: Value, arguments: list[Value], node: cst.Call, owner: str, export: bool = False
     ) -> None:
         """Carries and stores on ``self`` that depend on the input (a running statistic updated
         from an attached input): reported where the forward does them, in this loop."""
@@ -4115,6 +4174,11 @@ class _Walker:
                 )
             else:
                 self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=callee.name)
+                outside = self._outside_target(key)
+                if export and effect.kind == "carry" and outside is not None and outside.startswith("self.") and not self._in_batch_loop():
+                    # a layer of ``self.layers`` keeps its running statistics: the outer module
+                    # keeps them, for the loop that calls it (``flow.log_prob(x)`` per batch)
+                    self._effect(replace(effect, target=outside, value=value), where)
             top = self.context.def_tops.get(id(forward))
             if top is not None:
                 self.context.facts.top_of[id(where)] = top  # reported in the class, not at the call
@@ -4188,6 +4252,9 @@ class _Walker:
                 parts.append(inner.elt)
             elif type(inner) is cst.Dict:
                 parts.extend(entry.value for entry in inner.elements if type(entry) is cst.DictElement)
+            elif type(inner) is cst.Name and self._lookup(inner.value).kind is Kind.CONTAINER:
+                # ``nn.ModuleList(layers)`` with ``layers += [Coupling(d), Norm(d)]`` in a loop
+                parts.extend(_put_in_list(self.function.node, inner.value))
             else:
                 parts.append(inner)
         values = tuple(self.values.get(id(part), UNKNOWN) for part in parts)

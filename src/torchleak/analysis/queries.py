@@ -483,7 +483,7 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                 resets = [
                     other
                     for other in rebinds[binding.key]
-                    if loop.contains(other.seq) and not other.value.attached
+                    if loop.contains(other.seq) and not other.value.attached and not other.first_value
                 ]
                 if not loop.has_backward and backwarded_after(function, binding.key, loop):
                     # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts);

@@ -3324,8 +3324,8 @@ class _Walker:
         callers = self.context.callers_of(qualified_name)
         externals = self.context.externals
         if (
-            cls is not None and name not in self.context.facts.called_names() and qualified_name in externals.called_by_importers
-            and qualified_name not in externals.called_with_grad_by_importers
+            cls is not None and qualified_name in externals.called_by_importers
+            and qualified_name not in externals.called_with_grad_by_importers and name not in self.context.facts.called_names()
         ):
             # called only by other modules, each time under ``torch.no_grad()`` (nothing in the
             # file calls a method of that name: the first walk has no evidence of callers yet)

@@ -769,7 +769,13 @@ class Model(nn.Module):
 '''
 
 
-@pytest.mark.parametrize("no_grad", [True, False])
+@pytest.mark.parametrize("no_grad", [
+    pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
+        "not yet: taking a method as no-grad because the importers the index sees call it only under "
+        "no_grad also silenced meters handed to a training loop as parameters (deeplab_seg-like), whose "
+        "calls the index does not see"))),
+    False,
+])
 def test_a_method_another_module_calls_only_under_no_grad_runs_without_grad(tmp_path: Path, no_grad: bool) -> None:
     # OpenASR-like: decode.py runs model.decode(...) inside torch.no_grad(); the beam search in
     # models.py keeps its scores, which hold no graph then.

@@ -3322,14 +3322,6 @@ class _Walker:
             no_grad = no_grad or any(base.endswith(vocab.FRAMEWORK_NO_GRAD_METHODS[name]) for base in bases)
         qualified_name = f"{cls}.{name}" if cls else name
         callers = self.context.callers_of(qualified_name)
-        externals = self.context.externals
-        if (
-            cls is not None and qualified_name in externals.called_by_importers
-            and qualified_name not in externals.called_with_grad_by_importers and name not in self.context.facts.called_names()
-        ):
-            # called only by other modules, each time under ``torch.no_grad()`` (nothing in the
-            # file calls a method of that name: the first walk has no evidence of callers yet)
-            no_grad = True
         if callers and callers <= self.context.evidence.no_grad_functions and not (
             cls is not None and qualified_name in self.context.externals.called_with_grad_by_importers
         ):

@@ -398,13 +398,12 @@ _RETURNS_SELF: Final = frozenset({"to", "cuda", "cpu", "eval", "train", "float",
 
 
 def _methods_called_with_grad(
-    tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str], *, in_loops: bool = False, with_grad: bool = True
+    tree: ast.Module, classes: Mapping[str, Optional[str]], modules: set[str], *, in_loops: bool = False
 ) -> set[str]:
     """``Class.method`` for each call ``x.method(...)`` in ``tree`` outside no-grad code (and,
     with ``in_loops``, inside a ``for`` or ``while`` loop), where ``x`` holds an instance the
     module builds of one of ``classes`` (local name -> the name in the defining module) or of a
-    class reached through an imported module (``model.Decoder``). Without ``with_grad``, the
-    calls inside no-grad code count too."""
+    class reached through an imported module (``model.Decoder``)."""
 
     def built_class(value: ast.expr, instances: Mapping[str, str]) -> Optional[str]:
         while isinstance(value, ast.Call):
@@ -443,7 +442,7 @@ def _methods_called_with_grad(
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             looped = False  # (a function defined in a loop runs when it is called)
             no_grad = no_grad or node.name in no_grad_functions
-        no_grad = with_grad and (no_grad or is_no_grad_block(node))
+        no_grad = no_grad or is_no_grad_block(node)
         if not no_grad and (looped or not in_loops) and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = _ast_dotted(node.func.value) or ""
             # (``model.train()`` switches a mode; ``learner.train(batch, t)`` is a method of the class)
@@ -570,7 +569,6 @@ class ProjectIndex:
         if relative is not None:
             externals.backwarded_by_importers = _Lazy(lambda: self._backwarded_by_importers(relative))
             externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative))
-            externals.called_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, with_grad=False))
             externals.argument_classes_by_importers = _Lazy(lambda: self._argument_classes_by_importers(relative))
             externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, in_loops=True))
             externals.path = relative
@@ -635,7 +633,7 @@ class ProjectIndex:
                 found.append(analysed[2])
         return found
 
-    def _called_with_grad_by_importers(self, module: str, *, in_loops: bool = False, with_grad: bool = True) -> frozenset[str]:
+    def _called_with_grad_by_importers(self, module: str, *, in_loops: bool = False) -> frozenset[str]:
         """Methods of ``module``'s classes (``DecoderRNN.sample``) that a module importing the
         class calls, on an instance it builds, with grad enabled (``sample.py`` calling
         ``decoder.sample(feature)`` outside ``torch.no_grad()``); with ``in_loops``, those it
@@ -651,7 +649,7 @@ class ProjectIndex:
                 tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
-            found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops, with_grad=with_grad)
+            found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops)
         return frozenset(found)
 
     def _argument_classes_by_importers(self, module: str) -> frozenset[tuple[str, int, str]]:
@@ -919,7 +917,6 @@ class ProjectIndex:
         externals.path = module
         externals.importer_facts = functools.cache(lambda: self._importer_facts(module))
         externals.called_with_grad_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module))
-        externals.called_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module, with_grad=False))
         externals.argument_classes_by_importers = _Lazy(lambda: self._argument_classes_by_importers(module))
         # (as when the module itself is linted: a file the pre-filter drops is never analysed
         # there, so its methods are not taken as per-batch here either, and each caller reports

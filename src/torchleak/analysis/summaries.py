@@ -260,9 +260,6 @@ class Externals:
     #: Methods of this file's classes (``Decoder.sample``) that another module of the project
     #: calls with grad enabled on an instance it builds.
     called_with_grad_by_importers: Container[str] = frozenset()
-    #: Methods of this file's classes that another module calls at all, with grad or under
-    #: ``torch.no_grad()`` (``decode.py``'s ``with torch.no_grad(): model.decode(x)``).
-    called_by_importers: Container[str] = frozenset()
     #: (function, parameter position, class key): an instance of a project class that a module
     #: importing this one builds and passes (``TrainManager(model, cfg)`` in ``train.py``).
     argument_classes_by_importers: Collection[tuple[str, int, str]] = frozenset()

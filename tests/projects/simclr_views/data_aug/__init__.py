@@ -1,0 +1,1 @@
+from .view_generator import ContrastiveLearningViewGenerator, SyntheticImages, simclr_transform

@@ -7026,3 +7026,36 @@ class TestRoundSeventeenShapes:
         held = facts.attributes[("Flow", "layers")]
         assert held.elements is not None and {part.cls for part in held.elements} == {"Coupling", "Norm"}
         assert [(e.kind, e.target) for e in summary_of(facts, "Flow.log_prob").effects] == [("carry", "self.layers.running_mean")]
+
+
+class TestModuleOutputsPerElement:
+    def test_an_element_computed_only_from_the_inputs_holds_what_they_hold(self) -> None:
+        # (OpenASR's LM.forward: ``return tot_loss, tot_ncorrect``, the count from
+        # ``(pred == labels).float() * (1 - paddings)``; summing it was reported as carried state)
+        facts = facts_of("""
+            import torch
+            import torch.nn as nn
+
+            class LM(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+
+                def forward(self, ids, labels, paddings):
+                    logits = self.lin(ids)
+                    loss = torch.nn.functional.cross_entropy(logits, labels)
+                    n_correct = torch.sum((logits.argmax(-1) == labels).float() * (1 - paddings))
+                    return loss, n_correct
+
+            def epoch(model, loader, optimizer):
+                model = LM()
+                total_correct = 0
+                for ids, labels, paddings in loader:
+                    loss, n_correct = model(ids, labels, paddings)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    total_correct = total_correct + n_correct
+        """)
+        assert value_of(facts, "epoch", "loss").attached
+        assert not value_of(facts, "epoch", "n_correct").attached

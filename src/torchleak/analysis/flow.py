@@ -352,6 +352,20 @@ def _module_output(value: Value) -> Value:
     return value
 
 
+def _forward_output(returns: Value, bound: dict[int, Value]) -> Value:
+    """What a module call gives, from its forward's summary: as ``_module_output``, except that an
+    element of a returned tuple computed only from the forward's parameters keeps what the call's
+    arguments give (``return loss, n_correct`` with ``n_correct`` from ``(pred == labels) * mask``:
+    no graph when the mask given has none)."""
+    if returns.kind is Kind.TUPLE and returns.elements is not None:
+        return tuple_of([
+            substitute(element, bound) if element.state is State.UNKNOWN and element.params and element.kind in (Kind.UNKNOWN, Kind.TENSOR)
+            else _module_output(substitute(element, bound))
+            for element in returns.elements
+        ])
+    return _module_output(substitute(returns, bound))
+
+
 def _element_owner(node: cst.BaseExpression) -> Optional[str]:
     """The container an object is read from: ``self.meters`` for ``self.meters[k]``,
     ``self.meters.setdefault(k, Meter())`` and ``self.meters.get(k)``."""
@@ -4104,7 +4118,7 @@ class _Walker:
             # Per element, as its forward returns it (``scores, lengths.tolist()``); what the
             # summary cannot tell is a module's output: attached.
             bound = {0: module, **{i + 1: a for i, a in enumerate(arguments)}}
-            return _module_output(substitute(summary.returns, bound))
+            return _forward_output(summary.returns, bound)
         return Value(State.ATTACHED)
 
     def _forward_summary(self, module: Value) -> Optional[Summary]:

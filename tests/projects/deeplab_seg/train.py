@@ -1,3 +1,4 @@
+# Modelled on the layout of VainF/DeepLabV3Plus-Pytorch (main.py split into train.py and engine.py, network/, metrics/, utils/); code written anew.
 import argparse
 
 import torch

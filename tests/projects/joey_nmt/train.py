@@ -1,3 +1,4 @@
+# Modelled on the layout of joeynmt/joeynmt (training.py, model.py, search.py, prediction.py, loss.py, helpers.py); code written anew.
 import argparse
 
 import torch

@@ -1,3 +1,4 @@
+# Modelled on the layout of sthalles/SimCLR (run.py as train.py, simclr.py, models/, data_aug/, utils.py); code written anew.
 import argparse
 import logging
 

@@ -7059,3 +7059,21 @@ class TestModuleOutputsPerElement:
         """)
         assert value_of(facts, "epoch", "loss").attached
         assert not value_of(facts, "epoch", "n_correct").attached
+
+
+class TestCopiesOfParameters:
+    def test_a_list_of_the_parameters_is_leaves_not_a_graph(self) -> None:
+        # (MAML's ``fast = list(self.net.parameters())`` starts each adaptation afresh: the
+        # inner unroll is the meta-loss's, not a state carried from task to task)
+        facts = facts_of("""
+            import torch.nn as nn
+
+            net = nn.Linear(2, 2)
+
+            def f():
+                listed = list(net.parameters())
+                paired = tuple(net.parameters())
+        """)
+        for key in ("listed", "paired"):
+            value = value_of(facts, "f", key)
+            assert value.leaf and not value.attached

@@ -4066,6 +4066,8 @@ class _Walker:
             return held.part() if held.attached or held.params else UNKNOWN
         if type(func) is cst.Name and identifier in vocab.PASSING_BUILTINS:
             if identifier in ("list", "tuple", "sorted", "reversed"):
+                if len(arguments) == 1 and arguments[0].leaf and arguments[0].kind is Kind.CONTAINER:
+                    return arguments[0]  # ``list(net.parameters())``: the same leaves, no graph yet
                 inner = combine(*arguments) if arguments else DETACHED
                 return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
             return combine(*arguments) if arguments else UNKNOWN

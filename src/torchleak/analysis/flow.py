@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import functools
 import typing
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Optional, Union
 
@@ -803,6 +803,14 @@ def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
     return False
 
 
+def _by_position(triples: Iterable[tuple[str, int, str]]) -> dict[tuple[str, int], set[str]]:
+    """(function, position, class) triples indexed by (function, position)."""
+    index: dict[tuple[str, int], set[str]] = {}
+    for name, at, cls in triples:
+        index.setdefault((name, at), set()).add(cls)
+    return index
+
+
 def _put_in_list(function: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     """The expressions ``function`` puts in its local list ``name``: ``name = [a, b]``,
     ``name += [a, b]``, ``name.append(a)``, ``name.extend([a, b])``."""
@@ -1418,23 +1426,14 @@ class _FileContext:
         (indexed once: the evidence does not change during a walk); where no call of the file
         says, the project's classes that modules importing it pass (``TrainManager(model, cfg)``
         in ``train.py``, with ``model = Model()`` of ``model.py``)."""
-        found = self._file_argument_classes(function, position)
+        if self._argument_classes is None:
+            self._argument_classes = _by_position(self.evidence.argument_classes)
+        found = self._argument_classes.get((function, position), set())
         if found or not self.externals.path:
             return found
         if self._importer_argument_classes is None:
-            index: dict[tuple[str, int], set[str]] = {}
-            for name, at, cls in self.externals.argument_classes_by_importers:
-                index.setdefault((name, at), set()).add(cls)
-            self._importer_argument_classes = index
+            self._importer_argument_classes = _by_position(self.externals.argument_classes_by_importers)
         return self._importer_argument_classes.get((function, position), set())
-
-    def _file_argument_classes(self, function: str, position: int) -> set[str]:
-        if self._argument_classes is None:
-            index: dict[tuple[str, int], set[str]] = {}
-            for name, at, cls in self.evidence.argument_classes:
-                index.setdefault((name, at), set()).add(cls)
-            self._argument_classes = index
-        return self._argument_classes.get((function, position), set())
 
     def methods_named(self, method: str) -> list[cst.FunctionDef]:
         """The definitions of ``method`` in the file's classes, in the classes' order (indexed

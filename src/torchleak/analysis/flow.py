@@ -849,15 +849,15 @@ def _tested_for_none(test: cst.BaseExpression) -> Optional[str]:
 
 
 def _detaches_own_slot(value_node: cst.BaseExpression, target: cst.Subscript) -> bool:
-    """``d[k].detach()``, ``d[k].item()`` or ``float(d[k])`` for the target ``d[k]``."""
+    """``d[k].detach()`` (``.cpu()`` after it allowed), ``d[k].item()`` or ``float(d[k])`` for
+    the target ``d[k]``."""
     if type(value_node) is not cst.Call:
         return False
     func = value_node.func
-    if type(func) is cst.Attribute and func.attr.value in ("detach", "item", "cpu") and not value_node.args:
-        inner = func.value
-        if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "detach":
-            inner = inner.func.value  # ``d[k].detach().cpu()``
-        return type(inner) is cst.Subscript and inner.deep_equals(target)
+    if type(func) is cst.Attribute and func.attr.value == "cpu" and not value_node.args and type(func.value) is cst.Call:
+        value_node, func = func.value, func.value.func  # ``d[k].detach().cpu()``
+    if type(func) is cst.Attribute and func.attr.value in ("detach", "item") and not value_node.args:
+        return type(func.value) is cst.Subscript and func.value.deep_equals(target)
     return type(func) is cst.Name and func.value == "float" and len(value_node.args) == 1 and value_node.args[0].value.deep_equals(target)
 
 
@@ -4735,7 +4735,7 @@ class _Walker:
                 self.kept_in_loops.add((effect.where, key))
             if (
                 outside is not None and (value.attached or value.params) and effect.kind != "reset" and not self._in_batch_loop()
-                and not (not self.loops and (effect.where, key) in self.kept_in_loops)
+                and (self.loops or (effect.where, key) not in self.kept_in_loops)
             ):
                 # (inside a batch loop the effect is reported here, as ``_store`` does); a carry on
                 # ``self`` keeps the helper's statement, where its fix goes (``self._track(m, v)``)

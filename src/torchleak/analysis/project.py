@@ -644,12 +644,9 @@ class ProjectIndex:
             modules = {b.local for b in outline.bindings if b.module == module and b.symbol is None}
             if not classes and not modules:
                 continue
-            kept = self._texts.get(importer)  # the tree its outline was just read from, if kept
-            try:
-                tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-            found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops)
+            tree = self._importer_tree(importer)
+            if tree is not None:
+                found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops)
         return frozenset(found)
 
     def _argument_classes_by_importers(self, module: str) -> frozenset[tuple[str, int, str]]:
@@ -657,13 +654,21 @@ class ProjectIndex:
         instances of the project's classes they build (``_arguments_of_project_classes``)."""
         found: set[tuple[str, int, str]] = set()
         for importer, outline in self._importing(module):
-            kept = self._texts.get(importer)
-            try:
-                tree = kept[1] if kept is not None else ast.parse(next(text for path, text in self._project_sources() if path == importer))
-            except (SyntaxError, ValueError, RecursionError, MemoryError, StopIteration):
-                continue
-            found |= _arguments_of_project_classes(tree, outline.bindings, module)
+            tree = self._importer_tree(importer)
+            if tree is not None:
+                found |= _arguments_of_project_classes(tree, outline.bindings, module)
         return frozenset((function, position, self._defining_class(key)) for function, position, key in found)
+
+    def _importer_tree(self, importer: str) -> Optional[ast.Module]:
+        """The ``ast`` of an importing module: the tree its outline was just read from, if kept,
+        else its text parsed again; None when it does not parse."""
+        kept = self._texts.get(importer)
+        if kept is not None:
+            return kept[1]
+        try:
+            return ast.parse(next(text for path, text in self._project_sources() if path == importer))
+        except (SyntaxError, ValueError, RecursionError, MemoryError, StopIteration):
+            return None
 
     def _defining_class(self, key: str) -> str:
         """The key of the class ``key`` names where it is defined, following re-exports

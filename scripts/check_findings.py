@@ -6,10 +6,13 @@ Usage::
     python scripts/check_findings.py --save before.json           # record (zoo + corpus)
     python scripts/check_findings.py --compare before.json        # exit 1 on any difference
     python scripts/check_findings.py --whole                      # engine == whole-file analysis
+    python scripts/check_findings.py --components                 # components alone == whole file
 
 ``--compare`` prints every file whose findings (line, column, code, message) or skip reason
 changed. ``--whole`` checks what issue 12 asks of the pre-filter: for every file, the engine's
 findings equal those of a whole-file analysis (no pre-filter, every statement parsed by libcst).
+``--components`` checks what an edit's re-lint relies on: each component of a file
+(``analysis/components.py``) analysed alone gives exactly the file's findings.
 The corpus is the one ``shared/perf/make_corpus.sh DIR`` builds (``--corpus DIR``); without it,
 only the zoo and the realistic examples are checked.
 """
@@ -91,6 +94,46 @@ def whole_difference(path: Path) -> Optional[str]:
     return None
 
 
+def component_difference(path: Path, project: bool = False) -> Optional[str]:
+    """Why analysing each component of ``path`` alone (with the file's imports,
+    ``analysis/components.py``) and analysing the engine's segments together disagree, or None."""
+    import ast
+
+    from torchleak.analysis.components import partition
+    from torchleak.analysis.prefilter import plan
+    from torchleak.analysis.settings import Origin, Settings
+    from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
+    from torchleak.cli import decode
+    from torchleak.engine import MAX_NESTING, RULE_CODES, _lint_segments
+
+    source = decode(path.read_bytes())
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    scope = plan(source, tree, PER_BATCH_METHODS, MAX_NESTING)
+    if scope.depth > MAX_NESTING or not scope.segments:
+        return None
+    settings = Settings(origin=Origin(str(path), None, False)) if project else Settings()
+    segments = scope.segments
+    parts = partition(tree, segments, PER_BATCH_METHODS)
+    if len(parts.components) < 2:
+        return None  # (one component: the engine's own analysis)
+    try:
+        together = _lint_segments(segments, RULE_CODES, settings, scope.no_grad_callees)
+    except Exception:  # (what the engine reports as not analysed)
+        return None
+    alone = []
+    for component in parts.components:
+        wanted = sorted({*parts.context, *component.segments})
+        alone += _lint_segments([segments[position] for position in wanted], RULE_CODES, settings, scope.no_grad_callees)
+    if sorted(alone) != together:
+        missing = sorted(set(together) - set(alone))
+        extra = sorted(set(alone) - set(together))
+        return f"{len(parts.components)} components: alone lose {[(f.line, f.code) for f in missing]}, add {[(f.line, f.code) for f in extra]}"
+    return None
+
+
 def single_file_record(path: Path) -> Record:
     return engine_record(path, project=False)
 
@@ -115,6 +158,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     group.add_argument("--save", type=Path, help="write every file's findings to this JSON file")
     group.add_argument("--compare", type=Path, help="compare every file's findings with a --save'd JSON file")
     group.add_argument("--whole", action="store_true", help="check engine == whole-file analysis on every file")
+    group.add_argument("--components", action="store_true",
+                       help="check that each component analysed alone gives the whole file's findings")
     args = parser.parse_args(argv)
 
     paths = local_files()
@@ -130,6 +175,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name, why in differing:
             print(f"{name}: {why}")
         print(f"{len(paths):,} files, {len(differing)} where the engine and a whole-file analysis differ")
+        return 1 if differing else 0
+
+    if args.components:
+        differing = [(name, why) for name, why in zip(names, run_all(component_difference, paths, args.jobs)) if why]
+        for name, why in differing:
+            print(f"{name}: {why}")
+        print(f"{len(paths):,} files, {len(differing)} where a component alone and the whole file differ")
         return 1 if differing else 0
 
     records = dict(zip(names, run_all(single_file_record if args.single_file else engine_record, paths, args.jobs)))

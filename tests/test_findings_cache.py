@@ -68,10 +68,11 @@ def test_an_unchanged_file_is_not_analysed_again(project: Path) -> None:
     second, phases = lint(project)
     assert second == first
     assert "libcst parse" not in phases and "analysis walks" not in phases
-    # The entry names the helper module it was computed from, with its stamp.
-    [entry] = entries(project)
-    deps = json.loads(entry.read_text())["value"]["deps"]
-    assert "helpers.py" in deps
+    # The entry names the helper module it was computed from, with its stamp (and so does the
+    # record of the file's components, ``tests/test_components.py``).
+    values = [json.loads(entry.read_text())["value"] for entry in entries(project)]
+    assert sorted(sorted(value) for value in values) == [["components", "deps", "names"], ["deps", "findings"]]
+    assert all("helpers.py" in value["deps"] for value in values)
 
 
 def test_an_edited_helper_makes_the_entry_stale(project: Path) -> None:
@@ -120,15 +121,15 @@ def test_fixes_come_back_from_the_cache_as_they_were_offered(project: Path) -> N
     # An entry without fixes is a different entry: asking for fixes never gets one without.
     assert len(entries(project)) == 1
     lint(project, source=SUMMED)
-    assert len(entries(project)) == 2
+    assert len(entries(project)) == 3  # (and the record of the file's components, without fixes)
 
 
 def test_a_damaged_entry_is_recomputed(project: Path) -> None:
     first, _ = lint(project)
-    [entry] = entries(project)
-    blob = json.loads(entry.read_text())
-    blob["value"]["findings"] = [["not", "a", "finding"]]
-    entry.write_text(json.dumps(blob))
+    for entry in entries(project):  # the file's entry and its components' record
+        blob = json.loads(entry.read_text())
+        blob["value"]["findings" if "findings" in blob["value"] else "components"] = [["not", "a", "finding"]]
+        entry.write_text(json.dumps(blob))
     again, phases = lint(project)
     assert again == first and "analysis walks" in phases
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Optional
 
-from torchleak.analysis.prefilter import Segment, plan
+from torchleak.analysis.prefilter import Plan, Segment, plan
 from torchleak.analysis.settings import Settings
 from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
 from torchleak.rule import Finding, Offer
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import libcst as cst
     from libcst.metadata import CodeRange
 
+    from torchleak import findings_cache
     from torchleak.analysis.facts import FileFacts
     from torchleak.rule import Report, Rule
 
@@ -193,7 +194,10 @@ def _check_source(
         if slot is not None and cached is not None:
             findings = cached
         else:
-            findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees, source if fixes else None, phases)
+            if slot is not None and not fixes:
+                findings = _lint_by_components(slot, tree, scope, codes, settings, phases)
+            else:
+                findings = _lint_segments(scope.segments, codes, settings, scope.no_grad_callees, source if fixes else None, phases)
             if slot is not None:
                 with _phase(phases, "findings cache"), contextlib.suppress(Exception):
                     findings_cache.write(slot, findings, findings_cache.project_dependencies(settings))
@@ -257,6 +261,50 @@ def _lint_segments(
         return _findings(parsed, facts, rules, fixes_for, phases)
     finally:
         facts.release()  # so that reference counting frees the tree here, not the collector later
+
+
+def _lint_by_components(
+    slot: findings_cache.Slot, tree: ast.AST, scope: Plan, codes: Collection[str], settings: Settings, phases: Optional[Phases]
+) -> list[Finding]:
+    """The findings of a file linted before: the components whose text did not change keep the
+    findings stored for them (``analysis/components.py``), the others are parsed and analysed
+    (with the imports) as one smaller file; then every component's findings are stored."""
+    from torchleak import findings_cache
+    from torchleak.analysis.components import component_digest, partition, segment_at
+
+    with _phase(phases, "components"):
+        try:
+            record = findings_cache.read_components(slot)
+        except Exception:  # a cache that cannot be used only costs time
+            record = findings_cache.Record({}, {}, {})
+        parts = partition(tree, scope.segments, PER_BATCH_METHODS | settings.per_batch_methods, record.names)
+        digests = [component_digest(scope.segments, parts, component) for component in parts.components]
+    segments = scope.segments
+    changed = [component for component, digest in zip(parts.components, digests) if digest not in record.components]
+    findings: list[Finding] = []
+    if changed:
+        wanted = sorted({*parts.context, *(position for component in changed for position in component.segments)})
+        findings = _lint_segments([segments[position] for position in wanted], codes, settings, scope.no_grad_callees, None, phases)
+    placed: dict[str, list[findings_cache.Placed]] = {digest: [] for digest in digests}
+    rank_of = {position: (digest, rank) for component, digest in zip(parts.components, digests) for rank, position in enumerate(component.segments)}
+    complete = True
+    for finding in findings:
+        position = segment_at(segments, finding.line)
+        if position not in rank_of:
+            complete = False  # (a finding outside every component: store nothing)
+            continue
+        digest, rank = rank_of[position]
+        placed[digest].append((rank, finding.line - segments[position].first_line, finding.column, finding.code, finding.message))
+    for component, digest in zip(parts.components, digests):
+        if digest in record.components:
+            kept = placed[digest] = record.components[digest]
+            for rank, line, column, code, message in kept:
+                findings.append(Finding(segments[component.segments[rank]].first_line + line, column, code, message))
+    if complete:
+        with _phase(phases, "components"), contextlib.suppress(Exception):
+            deps = {**record.deps, **findings_cache.project_dependencies(settings)} if changed else record.deps
+            findings_cache.write_components(slot, findings_cache.Record(placed, parts.names, deps))
+    return sorted(findings)
 
 
 def _findings(

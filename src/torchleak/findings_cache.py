@@ -41,6 +41,8 @@ class Slot:
     cache: Cache
     root: Path
     key: str
+    #: The key of the file's record of findings per component (the key less the source's hash).
+    components_key: str = ""
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,13 +71,9 @@ def slot_for(source: str, settings: Settings, codes: Collection[str], fixes: boo
     except ValueError:
         where = os.path.abspath(origin.path)
     digest = hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
-    key = "|".join(
-        (
-            str(SCHEMA), code_stamp(), ".".join(map(str, sys.version_info[:2])), str(root), where, digest,
-            ",".join(sorted(codes)), settings.vocabulary_key(), "fixes" if fixes else "",
-        )
-    )
-    return Slot(cache, root, key)
+    head = (str(SCHEMA), code_stamp(), ".".join(map(str, sys.version_info[:2])), str(root), where)
+    tail = (",".join(sorted(codes)), settings.vocabulary_key(), "fixes" if fixes else "")
+    return Slot(cache, root, "|".join((*head, digest, *tail)), "|".join(("components", *head, *tail)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,6 +103,49 @@ def write(slot: Slot, findings: Sequence[Finding], deps: Mapping[str, tuple[int,
         "deps": {path: list(stamp) for path, stamp in deps.items()},
     }
     slot.cache.put(NAMESPACE, slot.key, value)
+
+
+#: A finding relative to its component: the rank of its segment in the component, its line
+#: counted from that segment's first line, its column, code and message.
+Placed = tuple[int, int, int, str, str]
+
+
+@dataclass
+class Record:
+    """What the file's last lint stored: findings per component (by the component's digest,
+    ``analysis/components.py``), what each segment shows of its names (by the segment's
+    digest), and the project files both depend on."""
+
+    components: dict[str, list[Placed]]
+    names: dict[str, Any]
+    deps: dict[str, tuple[int, int]]
+
+
+def read_components(slot: Slot) -> Record:
+    """The file's record; an empty one when there is none or a project file it depends on changed."""
+    empty = Record({}, {}, {})
+    value = slot.cache.get(NAMESPACE, slot.components_key)
+    if not isinstance(value, dict):
+        return empty
+    try:
+        deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in value["deps"].items()}
+        if any(_current_stamp(slot.root / path) != stamp for path, stamp in deps.items()):
+            return empty
+        components = {
+            str(digest): [(int(rank), int(line), int(column), str(code), str(message)) for rank, line, column, code, message in items]
+            for digest, items in value["components"].items()
+        }
+        names = value["names"]
+        return Record(components, names if isinstance(names, dict) else {}, deps)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return empty
+
+
+def write_components(slot: Slot, record: Record) -> None:
+    """Store the file's record (only the components and segments it has now)."""
+    value = {"components": {digest: [list(item) for item in items] for digest, items in record.components.items()},
+             "names": record.names, "deps": {path: list(stamp) for path, stamp in record.deps.items()}}
+    slot.cache.put(NAMESPACE, slot.components_key, value)
 
 
 def project_dependencies(settings: Settings) -> dict[str, tuple[int, int]]:

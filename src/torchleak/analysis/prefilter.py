@@ -200,7 +200,7 @@ _SELF_STATE: Final = re.compile(
 )
 
 
-def _may_hold_a_finding(text: str) -> bool:
+def may_hold_a_finding(text: str) -> bool:
     """A loop (the analysis classifies loops by what their bodies run, which a regular
     expression cannot tell), ``create_graph``, a forward hook, or ``retain_graph`` (a helper
     without a loop that another module of the project calls per batch)."""
@@ -209,7 +209,7 @@ def _may_hold_a_finding(text: str) -> bool:
 
 def _summarise(statement: ast.stmt, text: str, per_batch: re.Pattern[str], lines: list[str]) -> _Summary:
     """Regular expressions run in C: much cheaper than walking the statement's ast."""
-    relevant = _may_hold_a_finding(text) or any(
+    relevant = may_hold_a_finding(text) or any(
         _per_batch_matters(statement, match.group(1), lines) for match in per_batch.finditer(text)
     )
     return _Summary(relevant, "no_grad" in text or "inference_mode" in text)
@@ -335,7 +335,7 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
     then left empty."""
     per_batch = re.compile(r"\bdef\s+(" + "|".join(map(re.escape, sorted(per_batch_methods))) + r")\b")
     # The same test as for each statement below, on the whole file: most files stop here.
-    if not _may_hold_a_finding(source) and per_batch.search(source) is None:
+    if not may_hold_a_finding(source) and per_batch.search(source) is None:
         return Plan(0)
     body = tree.body if isinstance(tree, ast.Module) else []
     lines = _lines(source)

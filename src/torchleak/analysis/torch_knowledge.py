@@ -149,6 +149,12 @@ STORING_METHODS: Final = frozenset({"append", "extend", "insert", "appendleft", 
 GRAD_RESET_METHODS: Final = frozenset({"zero_grad"})
 #: Words in a callee's dotted name that mark a logging call, which reads a value and drops it.
 LOGGING_WORDS: Final = ("log", "writer", "wandb", "tensorboard", "print", "summary", "pbar", "set_postfix")
+#: Methods of loggers, writers and progress bars that read their arguments and keep nothing
+#: the analysis follows (``logger.info(...)``, ``writer.add_scalar(...)``).
+REPORTING_METHODS: Final = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "add_scalar", "add_scalars",
+     "add_text", "write", "flush", "set_postfix", "set_description", "set_postfix_str"}
+)
 
 
 # ------------------------------------------------------------------ constructors -> kinds

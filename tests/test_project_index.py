@@ -808,3 +808,54 @@ def test_what_a_trainer_is_constructed_with_is_known_by_its_class(tmp_path: Path
     held = facts.attributes.get(("TrainManager", "model"))
     assert held is not None and held.cls == "model.py:Model"
     assert facts.attributes.get(("TrainManager", "cfg")) is None or facts.attributes[("TrainManager", "cfg")].cls is None
+
+
+class TestFixInTheHelperOfAnotherModule:
+    """A helper of another module that keeps what it is given in one place, called once in the
+    whole project from a loop that passes it a graph: the fix is that one line of the helper, so
+    the helper's file reports it and the caller's does not (issue 13: "the storing line in the
+    helper when every caller leaks"); modelled on projects round 11 (ppo_agent's EpisodeLogger)."""
+
+    LOGGER = """
+        class EpisodeLogger:
+            def __init__(self):
+                self.history = {}
+
+            def log(self, **scalars):
+                for key, value in scalars.items():
+                    self.history.setdefault(key, []).append(value)
+    """
+    TRAIN = """
+        import torch
+        from utils import EpisodeLogger
+
+        def main(model, opt, loader):
+            logger = EpisodeLogger()
+            for x in loader:
+                entropy = model(x).softmax(-1).log().mean()
+                opt.zero_grad()
+                entropy.backward()
+                opt.step()
+                logger.log(entropy=entropy)
+    """
+
+    def test_the_only_call_is_reported_at_the_helpers_store(self, tmp_path: Path) -> None:
+        write(tmp_path, {"setup.py": "", "utils.py": self.LOGGER, "train.py": self.TRAIN})
+        assert _lint(tmp_path, "train.py") == []
+        assert _lint(tmp_path, "utils.py") == ["TLK102 8"]
+
+    def test_a_second_call_puts_it_back_at_the_call(self, tmp_path: Path) -> None:
+        twice = self.TRAIN + "            logger.log(lr=0.1)\n"
+        write(tmp_path, {"setup.py": "", "utils.py": self.LOGGER, "train.py": twice})
+        assert _lint(tmp_path, "train.py") == ["TLK102 12"]
+        assert _lint(tmp_path, "utils.py") == []
+
+    def test_a_helper_module_the_pre_filter_drops_leaves_it_at_the_call(self, tmp_path: Path) -> None:
+        # (linted, a module without a loop is not analysed: it could not report it)
+        flat = self.LOGGER.replace(
+            "for key, value in scalars.items():\n                    self.history.setdefault(key, []).append(value)",
+            "self.history.setdefault('all', []).append(scalars)",
+        )
+        write(tmp_path, {"setup.py": "", "utils.py": flat, "train.py": self.TRAIN})
+        assert _lint(tmp_path, "train.py") == ["TLK102 12"]
+        assert _lint(tmp_path, "utils.py") == []

@@ -280,6 +280,8 @@ def _lint_by_components(
         parts = partition(tree, scope.segments, PER_BATCH_METHODS | settings.per_batch_methods, record.names)
         digests = [component_digest(scope.segments, parts, component) for component in parts.components]
     segments = scope.segments
+    # (Every changed component is analysed, loops or not: in a project, a helper without a loop
+    # reports what the loops of the modules importing it keep through it.)
     changed = [component for component, digest in zip(parts.components, digests) if digest not in record.components]
     findings: list[Finding] = []
     if changed:

@@ -122,6 +122,10 @@ class Accumulation(Event):
     value: Value
     #: For a call whose callee does the accumulating: ``AverageMeter.update (line 25)``.
     via: str = ""
+    #: For a call of another module's helper that keeps what it is given in one place: the
+    #: helper project-wide (``utils.py:AverageMeter.update``). When this is the project's only
+    #: call of it, the helper's line is the one fix: reported there, not here.
+    helper: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,6 +150,8 @@ class Store(Event):
     #: The callee keeps (a value computed from) what the caller gave it: an attached value
     #: already, so only ``.detach()`` cuts it (no ``no_grad`` around the call would).
     given: bool = False
+    #: As ``Accumulation.helper``.
+    helper: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,6 +207,8 @@ class CallSite:
     #: Parameter positions the call binds to a value that records a graph (attached, or a
     #: leaf requiring grad); the others receive data, numbers or values it cannot classify.
     graph_arguments: frozenset[int] = frozenset()
+    #: ``id`` of the call node (a loop body may be walked more than once: one call, one id).
+    call_id: int = 0
 
 
 @dataclass(frozen=True, eq=False)

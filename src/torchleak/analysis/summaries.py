@@ -275,6 +275,9 @@ class Externals:
     #: The analyses (``FileFacts``) of the project's modules importing this file, made when a
     #: rule first asks (a helper's ``retain_graph=True`` is judged by its callers' loops).
     importer_facts: Callable[[], Sequence[Any]] = lambda: ()
+    #: Whether a leak through another module's helper (``utils.py:Logger.log``) is reported in
+    #: the helper, not at its call (``ProjectIndex.fixed_in_helper``); never outside a project.
+    fixed_in_helper: Callable[[str], bool] = lambda key: False
 
     def shown(self, origin: str) -> str:
         """``utils.py:25`` for ``scripts/utils.py:25`` seen from ``scripts/``."""

@@ -10,6 +10,7 @@ import libcst as cst
 from torchleak.analysis.facts import Accumulation, BackwardCall, FileFacts, Store
 from torchleak.analysis.queries import (
     carried_state,
+    keeps_several,
     sums_into_itself,
     differentiated_again,
     graph_reused,
@@ -172,7 +173,7 @@ class CreateGraphKept(Rule):
                 {
                     "problem": f"'{statement_text(facts, event.node)}' keeps the double-backward graph of "
                     "autograd.grad(create_graph=True) alive across iterations",
-                    "fix": f"keep {value}.detach() (or .item())",
+                    "fix": f"keep .detach() (or .item()) of each tensor in {value}" if keeps_several(facts, event) else f"keep {value}.detach() (or .item())",
                 },
                 event,
                 loop,

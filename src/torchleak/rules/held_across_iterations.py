@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-import libcst as cst
 
 from torchleak.analysis.facts import FileFacts, Store
-from torchleak.analysis.queries import held_across_iterations, statement_text
-from torchleak.analysis.values import Kind
+from torchleak.analysis.queries import held_across_iterations, keeps_several, statement_text
 from torchleak.edits import detach_fix
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -435,10 +433,7 @@ class HeldAcrossIterations(Rule):
             if not isinstance(event, Store):
                 continue
             value = statement_text(facts, event.value_node, limit=40)
-            container = isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
-                # (in a helper, what the caller gave says more than the parameter does)
-                known.kind in (Kind.CONTAINER, Kind.TUPLE, Kind.INSTANCE) for known in (facts.values.get(id(event.value_node), event.value), event.value)
-            )
+            container = keeps_several(facts, event)
             never_backwards = not loop.has_backward and not loop.per_batch_method and not loop.opaque_use
             if container and never_backwards:
                 fix = "this loop never calls backward: run it under torch.no_grad(), or store .detach() of each tensor in it"

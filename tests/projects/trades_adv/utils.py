@@ -25,7 +25,7 @@ class RobustErrorRecorder:
         self.targets = []
 
     def add(self, logits, target):
-        self.logits.append(logits)
+        self.logits.append(logits)  # expect: TLK102 (train_trades.py)
         self.targets.append(target)
 
     def per_class_error(self):

@@ -859,3 +859,40 @@ class TestFixInTheHelperOfAnotherModule:
         write(tmp_path, {"setup.py": "", "utils.py": flat, "train.py": self.TRAIN})
         assert _lint(tmp_path, "train.py") == ["TLK102 12"]
         assert _lint(tmp_path, "utils.py") == []
+
+
+def test_a_state_another_modules_method_carries_in_its_own_batch_loop_is_reported_there_only(tmp_path: Path) -> None:
+    # projects round 11, ppo_agent: PPOAgent.update smooths an attached coefficient inside its
+    # epochs over the rollout; train.py's ``agent.update()`` is not a second place to fix it.
+    write(tmp_path, {
+        "setup.py": "",
+        "agent.py": """
+            import torch
+            import torch.nn as nn
+
+            class Agent:
+                def __init__(self):
+                    self.net = nn.Linear(4, 2)
+                    self.log_coef = nn.Parameter(torch.zeros(()))
+                    self.opt = torch.optim.Adam([*self.net.parameters(), self.log_coef])
+                    self.avg = torch.zeros(())
+
+                def update(self, batches):
+                    for x in batches:
+                        loss = self.net(x).pow(2).mean() * self.log_coef.exp()
+                        self.avg = 0.9 * self.avg + 0.1 * self.log_coef.exp()
+                        self.opt.zero_grad()
+                        (loss + self.avg).backward(retain_graph=True)
+                        self.opt.step()
+        """,
+        "train.py": """
+            from agent import Agent
+
+            def main(rollouts):
+                agent = Agent()
+                for batches in rollouts:
+                    agent.update(batches)
+        """,
+    })
+    assert "TLK103 15" in _lint(tmp_path, "agent.py")
+    assert _lint(tmp_path, "train.py") == []

@@ -2861,7 +2861,7 @@ class _Walker:
         """Record ``effect`` in the function's summary, at the branch depth it happens; the
         effect as recorded (``effect_nodes`` and ``effect_stores`` are keyed by it)."""
         if type(self.function.node) is cst.FunctionDef:
-            effect = replace(effect, depth=effect.depth + self.branch_depth)
+            effect = replace(effect, depth=effect.depth + self.branch_depth, in_batch_loop=effect.in_batch_loop or self._in_batch_loop())
             self.function.summary.effects.append(effect)
             self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
@@ -4863,7 +4863,9 @@ class _Walker:
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:
                         self.context.facts.top_of[id(where)] = top
-                else:
+                elif not (callee is None and effect.in_batch_loop and not effect.value.params):
+                    # (another module's helper carrying what it computes inside its own batch
+                    # loop reports it there: ``agent.update()`` is not a second place to fix it)
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 self.env[key] = value
 

@@ -49,9 +49,14 @@ class Effect:
     #: How many branches deep the statement sits in its function: a reset deeper than the
     #: stores it undoes runs on some calls only (``if len(self.losses) % 1000 == 0: ...clear()``).
     depth: int = 0
+    #: It happens inside a batch loop of the function (PPO's epochs over a rollout): the
+    #: function's own file reports what it carries there, not each call of it again.
+    in_batch_loop: bool = False
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
+        if self.in_batch_loop:
+            data["in_batch_loop"] = True
         if self.method:
             data["method"] = self.method
         if self.origin:
@@ -73,6 +78,7 @@ class Effect:
             str(data.get("method", "")),
             str(data.get("origin", "")),
             int(cast(int, data.get("depth", 0))),
+            bool(data.get("in_batch_loop", False)),
         )
 
 

@@ -6651,7 +6651,7 @@ class TestRoundFifteenShapes:
             for batch in loader:
                 module.training_step(batch)
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(19, "TLK201")]
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(18, "TLK201")]
         assert "retain_graph=True" in dedent(src).splitlines()[18]
         assert self.findings(src.replace(", retain_graph=True", "")) == []
 
@@ -7132,3 +7132,33 @@ class TestRoundNineteenShapes:
                     tracker.record(grads)
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(10, "TLK301")]
+
+    def test_a_module_constant_shared_by_two_losses_is_no_shared_graph(self) -> None:
+        # (l09: ``BATCH`` sizes the labels of both the critic's and the generator's loss)
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            BATCH, NOISE = 8, 4
+
+            def run(batches):
+                G = nn.Linear(NOISE, 2)
+                D = nn.Linear(2, 1)
+                opt_g = torch.optim.Adam(G.parameters())
+                opt_d = torch.optim.Adam(D.parameters())
+                ones, zeros = torch.ones(BATCH, 1), torch.zeros(BATCH, 1)
+                for real, z in batches:
+                    fake = G(z)
+                    opt_d.zero_grad()
+                    d_loss = F.binary_cross_entropy_with_logits(D(real), ones) + F.binary_cross_entropy_with_logits(D(fake.detach()), zeros)
+                    d_loss.backward(retain_graph=True)
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    g_loss = F.binary_cross_entropy_with_logits(D(fake), ones)
+                    g_loss.backward()
+                    opt_g.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(18, "TLK201")]
+        shared = src.replace("D(fake.detach())", "D(fake)")
+        assert self.findings(shared) == []  # (the generator's backward goes through fake's graph again)

@@ -828,7 +828,7 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
         return any(_caller_reuses_passed_graph(facts, site) for site in sites)
     later_here = [other for other in function.backwards if other.seq > call.seq]
     if later_here:
-        return _later_backward_shares_graph(function, call, later_here, _data_parameters(function, sites))
+        return _later_backward_shares_graph(function, call, later_here, _data_parameters(function, sites), facts)
     attached = attached_attributes(facts, function.cls)
     differentiated = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
     mine = {key for key in differentiated if key in attached}
@@ -946,12 +946,16 @@ def _data_parameters(function: Function, sites: list[CallSite]) -> set[str]:
     return {name for index, name in enumerate(function.summary.parameters) if index not in carrying and name != "self"}
 
 
-def _later_backward_shares_graph(function: Function, call: BackwardCall, later: list[BackwardCall], data: set[str]) -> bool:
+def _later_backward_shares_graph(
+    function: Function, call: BackwardCall, later: list[BackwardCall], data: set[str], facts: Optional[FileFacts] = None
+) -> bool:
     """Whether one of the ``later`` backwards of ``function`` can differentiate the graph
     ``call`` retains: both differentiate a common value that carries a graph. A later call
     the analysis cannot trace counts as a use; shared inputs that carry no graph (``data``,
-    values bound only to detached ones) do not."""
+    values bound only to detached ones, the module's constants such as ``BATCH = 32``) do not."""
     detached = _only_detached(function)
+    if facts is not None:
+        detached |= _module_constants(facts) - {binding.key for binding in function.bindings}
     mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
     for other in later:
         if other.kind == "call" or not other.output_mentions:
@@ -994,7 +998,7 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
             # a method run once per batch (``train_step(real_a, real_b)``): its parameters are
             # the batch, unless a caller passes a value that records a graph
             data |= _data_parameters(function, per_batch_calls(facts, function))
-        if _later_backward_shares_graph(function, call, later, data):
+        if _later_backward_shares_graph(function, call, later, data, facts):
             return True
     sources = function.sources_of(set(call.output_mentions))
     in_loop = [b for b in function.bindings if loop.contains(b.seq)]
@@ -1070,7 +1074,7 @@ def last_of_losses_retains(facts: FileFacts, call: BackwardCall) -> bool:
     sites = per_batch_calls(facts, function)
     if sites or any(outer.per_batch_method and outer.node is function.node for outer in around):
         data |= _data_parameters(function, sites)  # a per-batch helper's parameters are the batch
-    if later and _later_backward_shares_graph(function, call, later, data):
+    if later and _later_backward_shares_graph(function, call, later, data, facts):
         return False
     given = _graph_parameters(function, sites)
     if given and function.sources_of(set(call.output_mentions), data_only=True) & given and any(
@@ -1093,6 +1097,11 @@ def sums_into_itself(binding: Binding) -> bool:
         target = statement.targets[0].target
         return any(term.deep_equals(target) for term in additive_terms(statement.value))
     return False
+
+
+def _module_constants(facts: FileFacts) -> set[str]:
+    """Module-level names bound only to values without graph (``BATCH, LR = 32, 1e-3``)."""
+    return {key for function in facts.functions if function.name == "<module>" for key in _only_detached(function)}
 
 
 def _owners(keys: set[str]) -> set[str]:

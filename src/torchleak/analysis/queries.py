@@ -323,7 +323,9 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_import
 def keeps_several(facts: FileFacts, event: Held) -> bool:
     """What the event keeps is a container, a tuple or an object (``{"loss": loss}``,
     ``dict(step=step, **values)``): advice names each tensor in it, not ``.detach()`` of it."""
-    return isinstance(event.value_node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
+    node = event.value_node
+    built = type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("dict", "list", "tuple", "set")
+    return built or isinstance(node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
         # (in a helper, what the caller gave says more than the parameter does)
         known.kind in (Kind.CONTAINER, Kind.TUPLE, Kind.INSTANCE) for known in (facts.values.get(id(event.value_node), event.value), event.value)
     )

@@ -172,7 +172,7 @@ class CreateGraphKept(Rule):
                 event.node,
                 {
                     "problem": f"'{statement_text(facts, event.node)}' keeps the double-backward graph of "
-                    "autograd.grad(create_graph=True) alive across iterations",
+                    f"autograd.grad(create_graph=True) alive across iterations{f' ({event.via})' if event.via else ''}",
                     "fix": f"keep .detach() (or .item()) of each tensor in {value}" if keeps_several(facts, event) else f"keep {value}.detach() (or .item())",
                 },
                 event,

@@ -556,7 +556,8 @@ class ProjectIndex:
         self._imported_words: Optional[dict[str, list[str]]] = None
         self._method_files: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
-        self._calls_by_module: dict[str, Counter[str]] = {}
+        self._calls_by_module: dict[str, dict[str, Counter[str]]] = {}
+        self._analysed_importers: dict[str, Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]] = {}
 
     # ----------------------------------------------------------------- public
     def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: Union[str, Callable[[], str]]) -> Externals:
@@ -576,6 +577,7 @@ class ProjectIndex:
             externals.path = relative
             externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
             externals.fixed_in_helper = self.fixed_in_helper
+            externals.importers_calling = self.importers_calling
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
@@ -627,12 +629,22 @@ class ProjectIndex:
 
     def fixed_in_helper(self, key: str) -> bool:
         """Whether a leak through ``key`` (``utils.py:Logger.log``, a helper keeping what it is
-        given in one place) is reported in the helper rather than at its call: the project calls
-        it once, and its module passes the pre-filter (a module that does not is never analysed
-        when linted, so it could not report it; the caller does, as for any helper)."""
-        module = key.partition(":")[0]
-        if self.project_calls(key) != 1:
+        given in one place) is reported in the helper rather than at its call: one call in the
+        whole project names it (its module and the modules importing it, counted by name: no
+        fewer than there are), and its module passes the pre-filter (a module that does not is
+        never analysed when linted, so it could not report it; the caller does, as for any
+        helper)."""
+        module, _, name = key.partition(":")
+        called = name.rsplit(".", 1)[-1]
+        by_name: Counter[str] = self._calls_by_name(module).get(called, Counter())
+        if not by_name and called != "__call__":
             return False
+        if sum(by_name.values()) != 1 or called == "__call__":  # (``stopper(loss)`` names no method)
+            # more than one call names it: count those the importers' analyses resolve to it
+            # (and every one in its own module)
+            resolved = {(site.callee, site.call_id) for facts in self.importers_calling(key) for site in facts.call_sites}
+            if by_name[module] + sum(1 for callee, _ in resolved if callee == key) != 1:
+                return False
         kept = self._texts.get(module)
         tree = self._importer_tree(module)
         try:
@@ -641,22 +653,38 @@ class ProjectIndex:
             return False
         return tree is not None and bool(plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments)
 
-    def project_calls(self, key: str) -> int:
-        """How many calls of ``key`` (``utils.py:Logger.log``) the project makes: those the
-        analyses of its module's importers resolve to it, and every call in its own module that
-        names its function or method (by name alone: no fewer than there are)."""
+    def importers_calling(self, key: str) -> list[FileFacts]:
+        """The analyses of the modules importing ``key``'s module that call it by name (only
+        those are analysed: a library module may have dozens of importers); all of them for a
+        ``__call__``, which no call names."""
         module, _, name = key.partition(":")
+        called = name.rsplit(".", 1)[-1]
+        callers: Counter[str] = self._calls_by_name(module).get(called, Counter())
+        found: list[FileFacts] = []
+        for importer, outline in self._importing(module):
+            if importer in callers or called == "__call__":
+                analysed = self._analysed_importers.get(importer)
+                if importer not in self._analysed_importers:
+                    analysed = self._analysed_importers[importer] = self._analysed(importer, outline)
+                if analysed is not None:
+                    found.append(analysed[2])
+        return found
+
+    def _calls_by_name(self, module: str) -> dict[str, Counter[str]]:
+        """For each name a call names (``f(...)``, ``x.f(...)``), how many such calls each of
+        ``module`` and the modules importing it makes (ast only, once per module)."""
         calls = self._calls_by_module.get(module)
         if calls is None:
-            calls = Counter(callee for importer in self._importer_facts(module) for callee, _ in {(site.callee, site.call_id) for site in importer.call_sites})
-            tree = self._importer_tree(module)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Call):
-                    func = node.func
-                    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-                    calls[f"{module}:*{called}"] += 1
+            calls = {}
+            for owner in [module, *(importer for importer, _ in self._importing(module))]:
+                tree = self._importer_tree(owner)
+                for node in ast.walk(tree) if tree is not None else ():
+                    if isinstance(node, ast.Call):
+                        func = node.func
+                        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                        calls.setdefault(called, Counter())[owner] += 1
             self._calls_by_module[module] = calls
-        return calls[key] + calls[f"{module}:*{name.rsplit('.', 1)[-1]}"]
+        return calls
 
     def _importer_facts(self, module: str) -> list[FileFacts]:
         """The analyses of the project's modules that import ``module`` (made on demand, not

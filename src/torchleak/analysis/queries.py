@@ -345,9 +345,8 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
         if any(effect.kind in ("store", "accumulate") and effect.where == function.name and keeps_in_one_place(function.summary, effect) for effect in function.summary.effects)
     }
     candidates = {key for key in candidates if externals.fixed_in_helper(key)}
-    if not candidates:
-        return
-    for importer in externals.importer_facts():
+    importers = {id(facts): facts for key in sorted(candidates) for facts in externals.importers_calling(key)}
+    for importer in importers.values():
         for event, loop in held_across_iterations(importer, double_backward=double_backward, as_importer=True):
             helper = helpers.get(event.helper) if event.helper in candidates else None
             if helper is None:

@@ -284,6 +284,8 @@ class Externals:
     #: Whether a leak through another module's helper (``utils.py:Logger.log``) is reported in
     #: the helper, not at its call (``ProjectIndex.fixed_in_helper``); never outside a project.
     fixed_in_helper: Callable[[str], bool] = lambda key: False
+    #: The analyses of the modules importing this file that call one of its helpers by name.
+    importers_calling: Callable[[str], Sequence[Any]] = lambda key: ()
 
     def shown(self, origin: str) -> str:
         """``utils.py:25`` for ``scripts/utils.py:25`` seen from ``scripts/``."""

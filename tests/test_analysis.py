@@ -7162,3 +7162,31 @@ class TestRoundNineteenShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(18, "TLK201")]
         shared = src.replace("D(fake.detach())", "D(fake)")
         assert self.findings(shared) == []  # (the generator's backward goes through fake's graph again)
+
+    def test_a_list_of_one_batchs_tasks_consumed_in_the_call_is_not_held(self) -> None:
+        # (tests/zoo/cgraph_maml_task_conflict_float.py: the inner gradients of the tasks of one
+        # meta-batch, stacked for a similarity score read as a float)
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            def meta_step(net, opt, task_batch):
+                directions = []
+                for x, y in task_batch:
+                    loss = F.mse_loss(net(x), y)
+                    grads = torch.autograd.grad(loss, list(net.parameters()), create_graph=True)
+                    directions.append(torch.cat([g.flatten() for g in grads]))
+                    sum(g.pow(2).sum() for g in grads).backward()
+                flat = F.normalize(torch.stack(directions), dim=1)
+                score = (flat @ flat.t()).mean().item()
+                opt.step()
+                return score
+
+            def train(net, opt, loader):
+                for task_batch in loader:
+                    meta_step(net, opt, task_batch)
+        """
+        assert self.findings(src) == []
+        # handed to code the analysis cannot see, the list may outlive the call
+        kept = src.replace("                return score\n", "                keep_for_plots(directions)\n                return score\n")
+        assert [(line, code) for line, code, _ in self.findings(kept)] == [(10, "TLK301")]

@@ -313,11 +313,51 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_import
                 continue  # the first value of a slot the loop then updates: reported at the update
             if not event.via and _loop_invariant(facts, function, event.value_node, loop):
                 continue  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
+            if _bounded_by_one_batch(facts, function, event, loop):
+                continue  # the tasks of one meta-batch, gathered and consumed in the call that handles it
             yield event, loop
     if not double_backward:
         yield from _stored_per_call(facts)
     if not as_importer:
         yield from _kept_for_importers(facts, double_backward)
+
+
+def _bounded_by_one_batch(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:
+    """A local list filled in a loop over the batch a per-batch function is handed
+    (``for x_s, y_s, x_q, y_q in task_batch: inner_directions.append(...)``) and consumed there
+    (``torch.stack(inner_directions)``): it holds one batch's graphs and dies with the call, as
+    the batch does; whatever the function keeps of it is reported where it keeps it."""
+    if not isinstance(event, Store) or "." in event.key or event.via or type(loop.node) is not cst.For:
+        return False
+    if loop.over_loader or any(outer.over_loader or outer.per_batch_method for outer in loop.enclosing() if outer is not loop):
+        return False
+    iterated = dotted(loop.node.iter)
+    parameters = set(function.summary.parameters)
+    if iterated is None or iterated.split(".", 1)[0] not in parameters or not per_batch_calls(facts, function):
+        return False
+    return _consumed_in_place(function.node, event.key)
+
+
+def _consumed_in_place(body: cst.CSTNode, key: str) -> bool:
+    """Every read of the list ``key`` in ``body`` appends to it, measures it or hands it to a
+    torch function that builds a new tensor from it: the list itself is never returned, kept
+    or passed on."""
+    handled = 0
+    for call in (node for node in subtree(body) if type(node) is cst.Call):
+        func = call.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == key and func.attr.value in ("append", "extend"):
+            handled += 1
+        elif any(type(arg.value) is cst.Name and arg.value.value == key for arg in call.args):
+            name = dotted(func) or ""
+            if not (name.startswith(("torch.", "F.")) or name in ("len", "sum", "zip", "enumerate")):
+                return False
+            handled += 1
+    mentioned = sum(1 for node in subtree(body) if type(node) is cst.Name and node.value == key)
+    assigned = sum(
+        1 for node in subtree(body)
+        if type(node) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == key for t in node.targets)
+    )
+    return mentioned == handled + assigned
 
 
 def keeps_several(facts: FileFacts, event: Held) -> bool:

@@ -6651,7 +6651,7 @@ class TestRoundFifteenShapes:
             for batch in loader:
                 module.training_step(batch)
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(18, "TLK201")]
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(19, "TLK201")]
         assert "retain_graph=True" in dedent(src).splitlines()[18]
         assert self.findings(src.replace(", retain_graph=True", "")) == []
 

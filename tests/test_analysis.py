@@ -7190,3 +7190,31 @@ class TestRoundNineteenShapes:
         # handed to code the analysis cannot see, the list may outlive the call
         kept = src.replace("                return score\n", "                keep_for_plots(directions)\n                return score\n")
         assert [(line, code) for line, code, _ in self.findings(kept)] == [(10, "TLK301")]
+
+    def test_a_helper_every_call_of_which_leaks_is_fixed_in_the_helper(self) -> None:
+        # (zoo round 20, l02: two calls, both given a loss: one fix, in fold)
+        src = """
+            import torch.nn.functional as F
+
+            def fold(stats, key, value):
+                stats[key] = stats.get(key, 0.0) + value
+
+            def run(model, opt, batches):
+                stats = {}
+                for x, y in batches:
+                    logits = model(x)
+                    ce = F.cross_entropy(logits, y)
+                    reg = logits.pow(2).mean()
+                    opt.zero_grad()
+                    (ce + reg).backward()
+                    opt.step()
+                    fold(stats, "ce", ce)
+                    fold(stats, "reg", reg)
+                return stats
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(5, "TLK101")]
+        assert "fold is given it at every call, by run" in found[0][2]
+        # one call given a number: the call that passes the graph is the fix
+        mixed = src.replace('fold(stats, "reg", reg)', 'fold(stats, "reg", reg.item())')
+        assert [(line, code) for line, code, _ in self.findings(mixed)] == [(16, "TLK101")]

@@ -126,6 +126,11 @@ class Accumulation(Event):
     #: helper project-wide (``utils.py:AverageMeter.update``). When this is the project's only
     #: call of it, the helper's line is the one fix: reported there, not here.
     helper: str = ""
+    #: For a call of a helper of this file that keeps what it is given in one place: its name
+    #: (when every call of it leaks, the helper's line is the one fix).
+    kept_by: str = ""
+    #: The statement is in this helper, which sums what its caller gives it: the fix goes there.
+    in_callee: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,8 +155,9 @@ class Store(Event):
     #: The callee keeps (a value computed from) what the caller gave it: an attached value
     #: already, so only ``.detach()`` cuts it (no ``no_grad`` around the call would).
     given: bool = False
-    #: As ``Accumulation.helper``.
+    #: As ``Accumulation.helper`` and ``Accumulation.kept_by``.
     helper: str = ""
+    kept_by: str = ""
 
 
 @dataclass(frozen=True, eq=False)

@@ -1176,6 +1176,29 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     return summary.key if keeps_in_one_place(summary, effect) else ""
 
 
+def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
+    """The callee's own statement summing what it is given (``self._sq_sum = self._sq_sum +
+    err.pow(2).sum()``), as an event of the callee's, for a call whose fix goes there."""
+    if callee is None or effect.where != callee.name:
+        return None
+    where = callee.effect_nodes.get(id(effect))
+    if type(where) is cst.AugAssign:
+        return Accumulation(where, 0, None, callee, where.target, effect.target, effect.method or "+=", where.value, effect.value)
+    if type(where) is not cst.Assign or len(where.targets) != 1:
+        return None
+    target = where.targets[0].target
+    operands = [leaf for leaf in _arithmetic_leaves(where.value) if dotted(leaf) != dotted(target)]
+    operand = operands[0] if len(operands) == 1 else where.value
+    return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
+
+
+def _kept_by(effect: Effect, callee: Optional[Function]) -> str:
+    """The name of the file's helper that keeps what ``effect`` keeps in one place ("" if none)."""
+    if callee is None or effect.where != callee.name or not keeps_in_one_place(callee.summary, effect):
+        return ""
+    return callee.name
+
+
 def _given(effect: Effect) -> frozenset[int]:
     """The parameters whose values an effect keeps, less the one it keeps them in
     (``running[k] = running.get(k, 0) + v``: ``v``'s, not ``running``'s)."""
@@ -2835,6 +2858,7 @@ class _Walker:
         value: Value,
         via: str = "",
         fixed_in: str = "",
+        kept_by: str = "",
     ) -> None:
         self._locate(statement)
         helper = self.context.imported_forwards.get(id(_strip_access(value_node)))
@@ -2842,7 +2866,7 @@ class _Walker:
             # ``total += policy_entropy(model, obs)``: a new graph per call, even from the same arguments.
             via = f"{helper.name} in {self.context.externals.shown(helper.module)} runs a forward and returns its graph"
         self.function.accumulations.append(
-            Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value, via, fixed_in)
+            Accumulation(statement, self.context.next_seq(), self.loop, self.function, target, key, operator, value_node, value, via, fixed_in, kept_by)
         )
 
     def _outside_target(self, key: str) -> Optional[str]:
@@ -4815,7 +4839,8 @@ class _Walker:
                 index = frozenset({"<call>"}) | (_argument_keyed(callee, stored) if callee is not None and stored is not None else frozenset())
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
-                          value, index, via, argument_returned=returned, helper=_fixed_in_imported(summary, effect, callee))
+                          value, index, via, argument_returned=returned, helper=_fixed_in_imported(summary, effect, callee),
+                          kept_by=_kept_by(effect, callee))
                 )
             elif effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params and not self._is_loss_like(argument):
                 # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
@@ -4834,19 +4859,22 @@ class _Walker:
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
                 if inner_sum is None and effect.value.params and self._fix_goes_in_callee(node, callee, effect):
-                    inner_sum = self._callee_sum_of_argument(callee, effect)
+                    inner_sum = callee_sum_of_argument(callee, effect)
                 if inner_sum is not None and callee is not None:
                     # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
                     # step method): report it there, where ``.item()`` goes.
                     self._locate(inner_sum.node)
                     self.function.accumulations.append(replace(
-                        inner_sum, seq=self.context.next_seq(), loop=self.loop, function=self.function, key=key, value=value, via=via
+                        inner_sum, seq=self.context.next_seq(), loop=self.loop, function=self.function, key=key, value=value, via=via,
+                        in_callee=callee.name if effect.value.params else "",
                     ))
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:
                         self.context.facts.top_of.setdefault(id(inner_sum.node), top)
                 else:
-                    self._accumulation(node, node.func, key, effect.method or "+=", argument, value, via, _fixed_in_imported(summary, effect, callee))
+                    self._accumulation(
+                        node, node.func, key, effect.method or "+=", argument, value, via, _fixed_in_imported(summary, effect, callee), _kept_by(effect, callee)
+                    )
             elif effect.kind == "carry":
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:
@@ -4894,21 +4922,6 @@ class _Walker:
             return own[0] if len(own) == 1 else None
         where = callee.effect_nodes.get(id(effect))
         return next((event for event in callee.accumulations if event.node is where and not event.via), None)
-
-    def _callee_sum_of_argument(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
-        """The callee's own statement summing what it is given (``self._sq_sum = self._sq_sum +
-        err.pow(2).sum()``), as an event of the callee's, for a call whose fix goes there."""
-        if callee is None or effect.where != callee.name:
-            return None
-        where = callee.effect_nodes.get(id(effect))
-        if type(where) is cst.AugAssign:
-            return Accumulation(where, 0, None, callee, where.target, effect.target, effect.method or "+=", where.value, effect.value)
-        if type(where) is not cst.Assign or len(where.targets) != 1:
-            return None
-        target = where.targets[0].target
-        operands = [leaf for leaf in _arithmetic_leaves(where.value) if dotted(leaf) != dotted(target)]
-        operand = operands[0] if len(operands) == 1 else where.value
-        return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
 
     def _fix_goes_in_callee(self, node: cst.Call, callee: Optional[Function], effect: Effect) -> bool:
         """A helper storing what it is given: the fix goes in the helper, not at this call, when

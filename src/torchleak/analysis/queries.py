@@ -12,7 +12,7 @@ import libcst as cst
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
 from torchleak.analysis.names import dotted
 from torchleak.analysis.flow import (
-    additive_terms, argument_at, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, own_returns, scope_of, subtree,
+    additive_terms, argument_at, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, own_returns, scope_of, subtree,
 )
 
 Held = Union[Accumulation, Store]
@@ -290,6 +290,44 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_import
     (``_kept_for_importers`` of the helper's file), not here; with ``as_importer`` (``facts``
     is a module importing the linted one) such calls are kept, for that query.
     """
+    if as_importer:
+        yield from _held(facts, double_backward, as_importer)
+        return
+    yield from _kept_once_in_the_helper(facts, list(_held(facts, double_backward, as_importer)))
+
+
+def _kept_once_in_the_helper(facts: FileFacts, held: list[tuple[Held, Loop]]) -> Iterator[tuple[Held, Loop]]:
+    """Calls of a helper of the file that keeps what it is given in one place, when every call
+    of it leaks (``fold(stats, "ce", ce)`` beside ``fold(stats, "link", ll)``): one finding,
+    at the helper's line, where the one fix goes (issue 13), instead of one per call."""
+    by_helper: dict[str, list[tuple[Held, Loop]]] = {}
+    for event, loop in held:
+        if event.kept_by:
+            by_helper.setdefault(event.kept_by, []).append((event, loop))
+    moved: set[int] = set()
+    evidence = facts.evidence
+    helpers = {function.name: function for function in facts.functions}
+    for name, events in by_helper.items():
+        calls = {call for callee, call in evidence.call_nodes if callee == name} if evidence is not None else set()
+        helper = helpers.get(name)
+        if len(calls) < 2 or helper is None or len({id(event.node) for event, _ in events}) != len(calls):
+            continue
+        event, loop = events[0]
+        own = _own_event(helper, event)
+        if own is None:
+            continue
+        moved.update(id(other) for other, _ in events)
+        given = f"{helper.name} is given it at every call, by {event.function.name}"
+        if isinstance(own, Store):
+            yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True), loop
+        else:
+            yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name), loop
+    for event, loop in held:
+        if id(event) not in moved:
+            yield event, loop
+
+
+def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterator[tuple[Held, Loop]]:
     externals = facts.externals
     for function in facts.functions:
         events: list[Held] = [*function.accumulations, *function.stores]
@@ -397,7 +435,7 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
                 if isinstance(own, Store):
                     yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True), loop
                 else:
-                    yield replace(own, loop=loop, value=event.value, via=given), loop
+                    yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name), loop
 
 
 def _own_event(helper: Function, event: Held) -> Optional[Held]:
@@ -415,6 +453,7 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
             for accumulation in helper.accumulations:
                 if accumulation.node is statement:
                     return accumulation
+            return callee_sum_of_argument(helper, effect)
     return None
 
 

@@ -338,8 +338,12 @@ class AccumulatedLoss(Rule):
         for event, loop in held_across_iterations(facts, double_backward=False):
             if isinstance(event, Accumulation):
                 value = item_fix(facts, event.value_node)
-                advice = _advice(value, facts.values.get(id(event.value_node)), event.via)
-                if event.via and event.value_node is event.node:
+                given = facts.values.get(id(event.value_node))
+                advice = _advice(value, given, event.via)
+                if event.in_callee and not (given is not None and given.kind in (Kind.TUPLE, Kind.CONTAINER)):
+                    # summed in the helper, from what its caller gives it: the fix is this line
+                    advice = f"accumulate {value}.item() here (or {value}.detach())"
+                elif event.via and event.value_node is event.node:
                     # the helper computes what it adds itself (``total = step(batch, total)``)
                     helper = event.via.split(" ", 1)[0]
                     advice = f"add .item() (or .detach()) of what {helper} computes, inside {helper}"

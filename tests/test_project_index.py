@@ -813,7 +813,7 @@ def test_what_a_trainer_is_constructed_with_is_known_by_its_class(tmp_path: Path
 class TestFixInTheHelperOfAnotherModule:
     """A helper of another module that keeps what it is given in one place, called once in the
     whole project from a loop that passes it a graph: the fix is that one line of the helper, so
-    the helper's file reports it and the caller's does not (issue 13: "the storing line in the
+    the helper's file reports it and the caller's does not ("the storing line in the
     helper when every caller leaks"); modelled on projects round 11 (ppo_agent's EpisodeLogger)."""
 
     LOGGER = """

@@ -4942,8 +4942,8 @@ class _Walker:
         if self._dispatched_over_classes(node):
             return True
         # Called from one place, keeping what it is given in one place: every call leaks, and the
-        # fix is that one line of the helper (issue 13's rule; what authors of held-out cases
-        # marked, 9 times of 9, when the choice was theirs).
+        # fix is that one line of the helper (where authors of held-out cases marked it, 9 times
+        # of 9, when the choice was theirs).
         calls = sum(1 for called, _ in self.context.evidence.call_nodes if called == callee.name)
         if calls != 1:
             return False

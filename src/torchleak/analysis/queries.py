@@ -299,7 +299,7 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_import
 def _kept_once_in_the_helper(facts: FileFacts, held: list[tuple[Held, Loop]]) -> Iterator[tuple[Held, Loop]]:
     """Calls of a helper of the file that keeps what it is given in one place, when every call
     of it leaks (``fold(stats, "ce", ce)`` beside ``fold(stats, "link", ll)``): one finding,
-    at the helper's line, where the one fix goes (issue 13), instead of one per call."""
+    at the helper's line, where the one fix goes, instead of one per call."""
     by_helper: dict[str, list[tuple[Held, Loop]]] = {}
     for event, loop in held:
         if event.kept_by:
@@ -413,7 +413,7 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
     """A helper of this file that keeps what it is given in one place (``self.history.append(value)``),
     called once in the whole project, by another module, in a loop that leaks through it
     (``logger.log(entropy=info["entropy"])`` in train.py): reported here, at that one line,
-    where the fix goes (issue 13)."""
+    where the fix goes."""
     externals = facts.externals
     if externals is None or not externals.path:
         return

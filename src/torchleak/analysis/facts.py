@@ -158,6 +158,9 @@ class Store(Event):
     #: As ``Accumulation.helper`` and ``Accumulation.kept_by``.
     helper: str = ""
     kept_by: str = ""
+    #: Reported in the helper, what the caller gave it holds several tensors (``pool([fake_a,
+    #: fake_b])``): advice names each tensor, never ``.detach()`` of the parameter.
+    given_several: bool = False
 
 
 @dataclass(frozen=True, eq=False)

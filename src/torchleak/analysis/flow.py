@@ -1192,6 +1192,12 @@ def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Option
     return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
 
 
+def _stores_the_parameter(callee: Function, stored: cst.BaseExpression) -> bool:
+    """The helper keeps a parameter as it came (``self.images.append(images)``), not a value it
+    computes from one: what the caller passed is what it keeps."""
+    return type(stored) is cst.Name and stored.value in callee.summary.parameters
+
+
 def _kept_by(effect: Effect, callee: Optional[Function]) -> str:
     """The name of the file's helper that keeps what ``effect`` keeps in one place ("" if none)."""
     if callee is None or effect.where != callee.name or not keeps_in_one_place(callee.summary, effect):
@@ -4825,10 +4831,13 @@ class _Walker:
                 if effect.value.params:
                     # what it is given, kept by the helper: name the loop that gives it
                     via = f"{callee.name} is given it by {self.function.name} every iteration"
+                given = self.values.get(id(argument), value)
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
                           inner.value_node, value, frozenset({"<call>"}) | _argument_keyed(callee, inner), via, inner.in_callee or callee.name,
-                          given=bool(effect.value.params))
+                          given=bool(effect.value.params),
+                          given_several=_stores_the_parameter(callee, inner.value_node)
+                          and (isinstance(argument, (cst.List, cst.Tuple, cst.Dict, cst.Set)) or given.kind in (Kind.CONTAINER, Kind.TUPLE)))
                 )
                 top = self.context.def_tops.get(id(callee.node))
                 if top is not None:

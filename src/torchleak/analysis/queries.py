@@ -319,7 +319,8 @@ def _kept_once_in_the_helper(facts: FileFacts, held: list[tuple[Held, Loop]]) ->
         moved.update(id(other) for other, _ in events)
         given = f"{helper.name} is given it at every call, by {event.function.name}"
         if isinstance(own, Store):
-            yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True), loop
+            several = keeps_several(facts, event) and type(own.value_node) is cst.Name and own.value_node.value in helper.summary.parameters
+            yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True, given_several=several), loop
         else:
             yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name), loop
     for event, loop in held:
@@ -401,6 +402,8 @@ def _consumed_in_place(body: cst.CSTNode, key: str) -> bool:
 def keeps_several(facts: FileFacts, event: Held) -> bool:
     """What the event keeps is a container, a tuple or an object (``{"loss": loss}``,
     ``dict(step=step, **values)``): advice names each tensor in it, not ``.detach()`` of it."""
+    if isinstance(event, Store) and event.given_several:
+        return True
     node = event.value_node
     built = type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("dict", "list", "tuple", "set")
     return built or isinstance(node, (cst.Dict, cst.Tuple, cst.List, cst.Set)) or any(
@@ -433,7 +436,8 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
             if own is not None:
                 given = f"{helper.name} is given it by {externals.shown(importer.externals.path if importer.externals else '')}'s {event.function.name} every iteration"
                 if isinstance(own, Store):
-                    yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True), loop
+                    several = keeps_several(importer, event) and type(own.value_node) is cst.Name and own.value_node.value in helper.summary.parameters
+                    yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True, given_several=several), loop
                 else:
                     yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name), loop
 

@@ -313,16 +313,11 @@ def _kept_once_in_the_helper(facts: FileFacts, held: list[tuple[Held, Loop]]) ->
         if len(calls) < 2 or helper is None or len({id(event.node) for event, _ in events}) != len(calls):
             continue
         event, loop = events[0]
-        own = _own_event(helper, event)
-        if own is None:
+        kept = _in_the_helper(facts, helper, event, loop, f"{helper.name} is given it at every call, by {event.function.name}")
+        if kept is None:
             continue
         moved.update(id(other) for other, _ in events)
-        given = f"{helper.name} is given it at every call, by {event.function.name}"
-        if isinstance(own, Store):
-            several = keeps_several(facts, event) and type(own.value_node) is cst.Name and own.value_node.value in helper.summary.parameters
-            yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True, given_several=several), loop
-        else:
-            yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name), loop
+        yield kept, loop
     for event, loop in held:
         if id(event) not in moved:
             yield event, loop
@@ -432,14 +427,23 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
             helper = helpers.get(event.helper) if event.helper in candidates else None
             if helper is None:
                 continue
-            own = _own_event(helper, event)
-            if own is not None:
-                given = f"{helper.name} is given it by {externals.shown(importer.externals.path if importer.externals else '')}'s {event.function.name} every iteration"
-                if isinstance(own, Store):
-                    several = keeps_several(importer, event) and type(own.value_node) is cst.Name and own.value_node.value in helper.summary.parameters
-                    yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True, given_several=several), loop
-                else:
-                    yield replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name), loop
+            caller = f"{externals.shown(importer.externals.path if importer.externals else '')}'s {event.function.name}"
+            kept = _in_the_helper(importer, helper, event, loop, f"{helper.name} is given it by {caller} every iteration")
+            if kept is not None:
+                yield kept, loop
+
+
+def _in_the_helper(facts: FileFacts, helper: Function, event: Held, loop: Loop, given: str) -> Optional[Held]:
+    """The helper's own statement behind ``event`` (a call of it, in ``facts``), as the event to
+    report: what the call passes, in the loop that passes it."""
+    own = _own_event(helper, event)
+    if own is None:
+        return None
+    if isinstance(own, Store):
+        # (the parameter itself kept: what the caller passed says whether it holds several tensors)
+        several = keeps_several(facts, event) and type(own.value_node) is cst.Name and own.value_node.value in helper.summary.parameters
+        return replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True, given_several=several)
+    return replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name)
 
 
 def _own_event(helper: Function, event: Held) -> Optional[Held]:

@@ -278,7 +278,7 @@ def _lint_by_components(
         except Exception:  # a cache that cannot be used only costs time
             record = findings_cache.Record({}, {}, {})
         parts = partition(tree, scope.segments, PER_BATCH_METHODS | settings.per_batch_methods, record.names)
-        digests = [component_digest(scope.segments, parts, component) for component in parts.components]
+        digests = [component_digest(parts, component) for component in parts.components]
     segments = scope.segments
     # (Every changed component is analysed, loops or not: in a project, a helper without a loop
     # reports what the loops of the modules importing it keep through it.)

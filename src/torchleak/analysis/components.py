@@ -267,6 +267,8 @@ class Partition:
     #: What each segment shows of its names, by the digest of its text (to store and pass back
     #: as ``known`` when the file is linted again).
     names: dict[str, Any] = field(default_factory=dict)
+    #: Each segment's digest (``segment_digest``), by position.
+    digests: tuple[str, ...] = ()
 
 
 def _merged(parts: Sequence[_Names]) -> _Names:
@@ -385,16 +387,17 @@ def partition(
     for position in range(len(segments)):
         if position not in in_context:
             grouped.setdefault(find(position), []).append(position)
-    return Partition(tuple(context), tuple(Component(tuple(group)) for group in grouped.values()), stored)
+    return Partition(tuple(context), tuple(Component(tuple(group)) for group in grouped.values()), stored, tuple(digests))
 
 
-def component_digest(segments: Sequence[Segment], partition_: Partition, component: Component) -> str:
-    """A hash of the text a component's findings are computed from: its segments and the
-    context's, in file order (not their lines: a component moved by an edit above it keeps it)."""
+def component_digest(partition_: Partition, component: Component) -> str:
+    """A hash of the text a component's findings are computed from: its segments' and the
+    context's (their digests), in file order (not their lines: a component moved by an edit
+    above it keeps it)."""
     digest = hashlib.sha1()
     for position in sorted({*partition_.context, *component.segments}):
-        marker = b"C" if position in partition_.context else b"S"
-        digest.update(marker + segments[position].text.encode("utf-8", "surrogatepass") + b"\x00")
+        marker = "C" if position in partition_.context else "S"
+        digest.update(f"{marker}{partition_.digests[position]}".encode())
     return digest.hexdigest()
 
 

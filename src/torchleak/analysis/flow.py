@@ -1192,7 +1192,7 @@ def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Option
     return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
 
 
-def _stores_the_parameter(callee: Function, stored: cst.BaseExpression) -> bool:
+def stores_the_parameter(callee: Function, stored: cst.BaseExpression) -> bool:
     """The helper keeps a parameter as it came (``self.images.append(images)``), not a value it
     computes from one: what the caller passed is what it keeps."""
     return type(stored) is cst.Name and stored.value in callee.summary.parameters
@@ -4836,7 +4836,7 @@ class _Walker:
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
                           inner.value_node, value, frozenset({"<call>"}) | _argument_keyed(callee, inner), via, inner.in_callee or callee.name,
                           given=bool(effect.value.params),
-                          given_several=_stores_the_parameter(callee, inner.value_node)
+                          given_several=stores_the_parameter(callee, inner.value_node)
                           and (isinstance(argument, (cst.List, cst.Tuple, cst.Dict, cst.Set)) or given.kind in (Kind.CONTAINER, Kind.TUPLE)))
                 )
                 top = self.context.def_tops.get(id(callee.node))

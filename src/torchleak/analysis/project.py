@@ -558,6 +558,7 @@ class ProjectIndex:
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
         self._calls_by_module: dict[str, dict[str, Counter[str]]] = {}
         self._analysed_importers: dict[str, Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]] = {}
+        self._prefiltered: dict[str, bool] = {}
 
     # ----------------------------------------------------------------- public
     def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: Union[str, Callable[[], str]]) -> Externals:
@@ -645,13 +646,28 @@ class ProjectIndex:
             resolved = {(site.callee, site.call_id) for facts in self.importers_calling(key) for site in facts.call_sites}
             if by_name[module] + sum(1 for callee, _ in resolved if callee == key) != 1:
                 return False
+        read = self._text_and_tree(module)
+        return read is not None and self._passes_prefilter(module, *read)
+
+    def _text_and_tree(self, module: str) -> Optional[tuple[str, ast.Module]]:
+        """A project module's text and ``ast`` (kept from its outline when read before); None
+        when it cannot be read or parsed."""
         kept = self._texts.get(module)
-        tree = self._importer_tree(module)
+        if kept is not None:
+            return kept
         try:
-            source = kept[0] if kept is not None else (self.root / module).read_bytes().decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            return False
-        return tree is not None and bool(plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments)
+            source = (self.root / module).read_bytes().decode("utf-8-sig")
+            return source, ast.parse(source)
+        except (OSError, UnicodeDecodeError, SyntaxError, RecursionError, ValueError, MemoryError):
+            return None
+
+    def _passes_prefilter(self, module: str, source: str, tree: ast.Module) -> bool:
+        """Whether the pre-filter keeps any of ``module`` (memoised: a module linted is analysed
+        only then)."""
+        kept = self._prefiltered.get(module)
+        if kept is None:
+            kept = self._prefiltered[module] = bool(plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments)
+        return kept
 
     def importers_calling(self, key: str) -> list[FileFacts]:
         """The analyses of the modules importing ``key``'s module that call it by name (only
@@ -974,12 +990,13 @@ class ProjectIndex:
         """``module`` parsed and analysed with its own imports resolved; None when it cannot be."""
         from torchleak.analysis.flow import analyse
 
+        read = self._text_and_tree(module)
+        if read is None:
+            return None
+        source, tree = read
         try:
-            kept = self._texts.get(module)
-            source = kept[0] if kept is not None else (self.root / module).read_bytes().decode("utf-8-sig")
             parsed = parse_module(source)
-            tree = kept[1] if kept is not None else ast.parse(source)
-        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, SyntaxError, RecursionError, ValueError, MemoryError):
+        except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError):
             return None
         externals = _LazyExternals(_LazyNames(self, outline.used), _ClassRegistry(self))
         # its own importers, for a helper's caller that is itself called per batch one module up
@@ -991,8 +1008,7 @@ class ProjectIndex:
         # there, so its methods are not taken as per-batch here either, and each caller reports
         # what they keep; the pre-filter runs only if the analysis asks)
         externals.called_per_batch_by_importers = _Lazy(
-            lambda: self._called_with_grad_by_importers(module, in_loops=True)
-            if plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments else frozenset()
+            lambda: self._called_with_grad_by_importers(module, in_loops=True) if self._passes_prefilter(module, source, tree) else frozenset()
         )
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)

@@ -12,7 +12,8 @@ import libcst as cst
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
 from torchleak.analysis.names import dotted
 from torchleak.analysis.flow import (
-    additive_terms, argument_at, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, own_returns, scope_of, subtree,
+    additive_terms, argument_at, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, own_returns, scope_of,
+    stores_the_parameter, subtree,
 )
 
 Held = Union[Accumulation, Store]
@@ -376,22 +377,22 @@ def _consumed_in_place(body: cst.CSTNode, key: str) -> bool:
     """Every read of the list ``key`` in ``body`` appends to it, measures it or hands it to a
     torch function that builds a new tensor from it: the list itself is never returned, kept
     or passed on."""
-    handled = 0
-    for call in (node for node in subtree(body) if type(node) is cst.Call):
-        func = call.func
-        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == key and func.attr.value in ("append", "extend"):
-            handled += 1
-        elif any(type(arg.value) is cst.Name and arg.value.value == key for arg in call.args):
-            name = dotted(func) or ""
-            if not (name.startswith(("torch.", "F.")) or name in ("len", "sum", "zip", "enumerate")):
-                return False
-            handled += 1
-    mentioned = sum(1 for node in subtree(body) if type(node) is cst.Name and node.value == key)
-    assigned = sum(
-        1 for node in subtree(body)
-        if type(node) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == key for t in node.targets)
-    )
-    return mentioned == handled + assigned
+    handled = mentioned = 0
+    for node in subtree(body):
+        if type(node) is cst.Name and node.value == key:
+            mentioned += 1
+        elif type(node) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == key for t in node.targets):
+            handled += 1  # (``key = []``)
+        elif type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == key and func.attr.value in ("append", "extend"):
+                handled += 1
+            elif any(type(arg.value) is cst.Name and arg.value.value == key for arg in node.args):
+                name = dotted(func) or ""
+                if not (name.startswith(("torch.", "F.")) or name in ("len", "sum", "zip", "enumerate")):
+                    return False
+                handled += 1
+    return mentioned == handled
 
 
 def keeps_several(facts: FileFacts, event: Held) -> bool:
@@ -441,7 +442,7 @@ def _in_the_helper(facts: FileFacts, helper: Function, event: Held, loop: Loop, 
         return None
     if isinstance(own, Store):
         # (the parameter itself kept: what the caller passed says whether it holds several tensors)
-        several = keeps_several(facts, event) and type(own.value_node) is cst.Name and own.value_node.value in helper.summary.parameters
+        several = keeps_several(facts, event) and stores_the_parameter(helper, own.value_node)
         return replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name, given=True, given_several=several)
     return replace(own, loop=loop, value=event.value, via=given, in_callee=helper.name)
 

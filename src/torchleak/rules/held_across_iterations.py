@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-
 from torchleak.analysis.facts import FileFacts, Store
 from torchleak.analysis.queries import held_across_iterations, keeps_several, statement_text
 from torchleak.edits import detach_fix

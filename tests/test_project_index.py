@@ -176,6 +176,68 @@ def test_import_cycles_terminate_at_a_fixpoint(tmp_path: Path) -> None:
     assert [(effect.kind, effect.target) for effect in relay.effects] == [("store", "arg0")]
 
 
+HELPERS = """\
+import heavy
+
+LOG = []
+
+
+def keep(x):
+    LOG.append(x)
+
+
+def record(x):
+    keep(x)
+
+
+def unrelated(x):
+    return heavy.transform(x)
+
+
+class Meter:
+    def update(self, val):
+        self.total = self.total + val
+"""
+
+
+def test_an_imported_helper_is_summarised_from_its_own_part_of_the_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``from helpers import record`` analyses record's component (record, keep, the global they
+    share, the imports), not ``unrelated`` nor ``Meter``, nor the module ``unrelated`` imports;
+    and the part's summary of ``record`` is the one the whole module gives."""
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": HELPERS, "heavy.py": "def transform(x):\n    return x\n",
+                     "train.py": "from helpers import record\nrecord(1)\n"})
+    analysed: list[str] = []
+    real = project.ProjectIndex._analysed
+
+    def spy(self: project.ProjectIndex, module: str, outline: object, kept: object = None) -> object:
+        analysed.append(module)
+        found = real(self, module, outline, kept)  # type: ignore[arg-type]
+        if found is not None:
+            code = found[0].code
+            assert ("def record" in code, "def unrelated" in code, "class Meter" in code) == (True, False, False)
+            assert code.count("\n") == HELPERS.count("\n")  # other parts are blank lines: lines keep their numbers
+        return found
+
+    monkeypatch.setattr(project.ProjectIndex, "_analysed", spy)
+    record = externals(tmp_path, "train.py").names["record"]
+    assert analysed == ["helpers.py"]  # heavy.py is never summarised
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    index = project.ProjectIndex(tmp_path, Settings(), None)
+    whole = index._summary("helpers.py")
+    assert record == whole.functions["record"]
+    assert [(effect.kind, effect.origin) for effect in record.effects] == [("store", "helpers.py:7")]  # type: ignore[union-attr]
+
+
+def test_a_part_summary_is_cached_under_each_of_its_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": HELPERS, "heavy.py": "def transform(x):\n    return x\n",
+                     "train.py": "from helpers import record\nrecord(1)\n", "other.py": "from helpers import keep\nkeep(1)\n"})
+    cold = externals(tmp_path, "train.py", cache=True).names["record"]
+    monkeypatch.setattr(project.ProjectIndex, "_summarise", lambda *args: pytest.fail("summarised again"))
+    assert externals(tmp_path, "train.py", cache=True).names["record"] == cold
+    assert isinstance(externals(tmp_path, "other.py", cache=True).names["keep"], Summary)  # same part, another name
+
+
 # --------------------------------------------------------------------------- the cache
 def test_warm_cache_reads_no_source_and_an_edit_invalidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, {"pyproject.toml": "", "utils.py": METER, "train.py": "from utils import Meter\nMeter()\n"})

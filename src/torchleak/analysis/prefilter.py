@@ -359,16 +359,25 @@ def plan(source: str, tree: ast.AST, per_batch_methods: Collection[str], max_dep
             no_grad_callees |= _no_grad_calls(statement, classes)
     if no_grad_callees:
         no_grad_callees = _close_over_callees(tree, no_grad_callees, classes)
+    return Plan(depth, _segments(lines, spans), frozenset(no_grad_callees))
+
+
+def _segments(lines: list[str], spans: list[tuple[int, int]]) -> tuple[Segment, ...]:
+    """One segment per top-level statement (statements sharing a line stay together), so that
+    positions are computed only for the statements that hold a finding."""
     ranges: list[list[int]] = []
     for first, last in spans:
-        # One segment per top-level statement (statements sharing a line stay together), so that
-        # positions are computed only for the statements that hold a finding.
         if ranges and first <= ranges[-1][1]:
             ranges[-1][1] = max(last, ranges[-1][1])
         else:
             ranges.append([first, last])
-    segments = tuple(Segment(first, "".join(lines[first - 1 : last])) for first, last in ranges)
-    return Plan(depth, segments, frozenset(no_grad_callees))
+    return tuple(Segment(first, "".join(lines[first - 1 : last])) for first, last in ranges)
+
+
+def all_segments(source: str, tree: ast.Module) -> tuple[Segment, ...]:
+    """Every top-level statement of ``source`` as segments, as ``plan`` cuts them (for a
+    module summarised in parts, whatever the pre-filter would keep of it)."""
+    return _segments(_lines(source), [(_first_line(statement), statement.end_lineno or statement.lineno) for statement in tree.body])
 
 
 def iter_kept_lines(plan_: Plan) -> Iterator[int]:

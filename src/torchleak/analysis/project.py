@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
 import os
 import re
 import sys
@@ -37,7 +38,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
-from torchleak.analysis.prefilter import called_under_no_grad, is_no_grad_block, plan
+from torchleak.analysis.components import Partition, partition, segment_at
+from torchleak.analysis.prefilter import Segment, all_segments, called_under_no_grad, is_no_grad_block, plan
 from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
 from torchleak.analysis.settings import Origin, Settings
 from torchleak.analysis.summaries import (
@@ -457,7 +459,33 @@ def _methods_called_with_grad(
     return found
 
 
-def _arguments_of_project_classes(tree: ast.Module, bindings: Sequence[ImportBinding], module: str) -> set[tuple[str, int, str]]:
+@dataclass(frozen=True)
+class _Constructions:
+    """What a module's calls show of the objects it builds and passes on (one walk of its ast)."""
+
+    #: (``model``, ``Model``) for each ``model = Model(...)``, in the walk's order.
+    built: tuple[tuple[str, str], ...]
+    #: (``TrainManager``, (``model``, ``""``)) for each call with positional arguments: the
+    #: callee and each argument's dotted name ("" when it has none).
+    calls: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _constructions(tree: ast.Module) -> _Constructions:
+    built: list[tuple[str, str]] = []
+    calls: list[tuple[str, tuple[str, ...]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = _ast_dotted(node.value.func)
+            if func:
+                built.extend((key, func) for key in map(_ast_dotted, node.targets) if key is not None)
+        elif isinstance(node, ast.Call) and node.args:
+            func = _ast_dotted(node.func)
+            if func:
+                calls.append((func, tuple("" if isinstance(a, ast.Starred) else _ast_dotted(a) or "" for a in node.args)))
+    return _Constructions(tuple(built), tuple(calls))
+
+
+def _arguments_of_project_classes(constructions: _Constructions, bindings: Sequence[ImportBinding], module: str) -> set[tuple[str, int, str]]:
     """(``C.__init__``, parameter position, class key) for each construction in ``tree`` of a
     class ``C`` that ``module`` defines (``TrainManager(model, cfg)``) given an instance the tree
     builds of a class of the project (``model = Model(...)`` with ``Model`` from ``model.py``):
@@ -466,8 +494,7 @@ def _arguments_of_project_classes(tree: ast.Module, bindings: Sequence[ImportBin
     symbols = {b.local: (b.module, b.symbol) for b in bindings if b.symbol not in (None, "*")}
     modules = {b.local: b.module for b in bindings if b.symbol is None}
 
-    def project_class(func: ast.expr) -> Optional[tuple[str, str]]:
-        name = _ast_dotted(func) or ""
+    def project_class(name: str) -> Optional[tuple[str, str]]:
         if name in symbols:
             found, symbol = symbols[name]
             return (found, symbol) if symbol else None
@@ -475,25 +502,19 @@ def _arguments_of_project_classes(tree: ast.Module, bindings: Sequence[ImportBin
         return (modules[head], last) if head in modules else None
 
     instances: dict[str, tuple[str, str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            built = project_class(node.value.func)
-            if built is not None:
-                for target in node.targets:
-                    key = _ast_dotted(target)
-                    if key is not None:
-                        instances[key] = built
+    for key, func in constructions.built:
+        built = project_class(func)
+        if built is not None:
+            instances[key] = built
     if not instances:
         return set()
     found: set[tuple[str, int, str]] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        callee = project_class(node.func)
+    for func, arguments in constructions.calls:
+        callee = project_class(func)
         if callee is None or callee[0] != module:
             continue
-        for position, argument in enumerate(node.args):
-            given = instances.get(_ast_dotted(argument) or "") if not isinstance(argument, ast.Starred) else None
+        for position, argument in enumerate(arguments):
+            given = instances.get(argument) if argument else None
             if given is not None:
                 found.add((f"{callee[1]}.__init__", position + 1, class_key(*given)))
     return found
@@ -522,6 +543,30 @@ class _Frame:
     read_early: bool = False
     #: A module needed for it was not summarised (the bound on modules): not written to disk.
     truncated: bool = False
+
+
+@dataclass
+class _Parts:
+    """A module cut into components (``analysis/components.py``): the top-level statements a
+    function or class of it is summarised from, when an importer asks for that name only."""
+
+    source: str
+    tree: ast.Module
+    segments: tuple[Segment, ...]
+    partition: Partition
+    #: A function or class defined once, at the top level -> its component (an index).
+    component_of: dict[str, int]
+    #: Each component's functions and classes (each name's summary is the component's).
+    names: list[list[str]]
+
+
+#: ``utils.py#AverageMeter``: the summary of the part of ``utils.py`` that ``AverageMeter``
+#: needs (its component), as a key of the index's tables and of the cache.
+_PART: Final = "#"
+
+
+def _module_of(key: str) -> str:
+    return key.partition(_PART)[0]
 
 
 class ProjectIndex:
@@ -559,6 +604,11 @@ class ProjectIndex:
         self._calls_by_module: dict[str, dict[str, Counter[str]]] = {}
         self._analysed_importers: dict[str, Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]] = {}
         self._prefiltered: dict[str, bool] = {}
+        self._parts: dict[str, Optional[_Parts]] = {}
+        self._source_of: Optional[dict[str, str]] = None
+        self._constructions: dict[str, Optional[_Constructions]] = {}
+        self._arguments_by_importers: dict[str, frozenset[tuple[str, int, str]]] = {}
+        self._methods_by_importers: dict[tuple[str, bool], frozenset[str]] = {}
 
     # ----------------------------------------------------------------- public
     def externals(self, file: Path, statements: Iterator[cst.CSTNode], source: Union[str, Callable[[], str]]) -> Externals:
@@ -717,7 +767,11 @@ class ProjectIndex:
         """Methods of ``module``'s classes (``DecoderRNN.sample``) that a module importing the
         class calls, on an instance it builds, with grad enabled (``sample.py`` calling
         ``decoder.sample(feature)`` outside ``torch.no_grad()``); with ``in_loops``, those it
-        calls so inside a loop (``learner.train(batch)`` in ``main.py``'s loop over episodes)."""
+        calls so inside a loop (``learner.train(batch)`` in ``main.py``'s loop over episodes)
+        (memoised: every part of ``module`` summarised asks)."""
+        known = self._methods_by_importers.get((module, in_loops))
+        if known is not None:
+            return known
         found: set[str] = set()
         for importer, outline in self._importing(module):
             classes = {b.local: b.symbol for b in outline.bindings if b.module == module and b.symbol not in (None, "*")}
@@ -727,17 +781,28 @@ class ProjectIndex:
             tree = self._importer_tree(importer)
             if tree is not None:
                 found |= _methods_called_with_grad(tree, classes, modules, in_loops=in_loops)
-        return frozenset(found)
+        made = self._methods_by_importers[(module, in_loops)] = frozenset(found)
+        return made
 
     def _argument_classes_by_importers(self, module: str) -> frozenset[tuple[str, int, str]]:
         """What the project's modules importing ``module`` pass to its classes and functions:
-        instances of the project's classes they build (``_arguments_of_project_classes``)."""
+        instances of the project's classes they build (``_arguments_of_project_classes``;
+        memoised, and each importer's constructions read once per process)."""
+        known = self._arguments_by_importers.get(module)
+        if known is not None:
+            return known
         found: set[tuple[str, int, str]] = set()
         for importer, outline in self._importing(module):
-            tree = self._importer_tree(importer)
-            if tree is not None:
-                found |= _arguments_of_project_classes(tree, outline.bindings, module)
-        return frozenset((function, position, self._defining_class(key)) for function, position, key in found)
+            if importer not in self._constructions:
+                tree = self._importer_tree(importer)
+                self._constructions[importer] = _constructions(tree) if tree is not None else None
+            constructions = self._constructions[importer]
+            if constructions is not None:
+                found |= _arguments_of_project_classes(constructions, outline.bindings, module)
+        made = self._arguments_by_importers[module] = frozenset(
+            (function, position, self._defining_class(key)) for function, position, key in found
+        )
+        return made
 
     def _importer_tree(self, importer: str) -> Optional[ast.Module]:
         """The ``ast`` of an importing module: the tree its outline was just read from, if kept,
@@ -745,9 +810,11 @@ class ProjectIndex:
         kept = self._texts.get(importer)
         if kept is not None:
             return kept[1]
+        if self._source_of is None:
+            self._source_of = dict(self._project_sources())
         try:
-            return ast.parse(next(text for path, text in self._project_sources() if path == importer))
-        except (SyntaxError, ValueError, RecursionError, MemoryError, StopIteration):
+            return ast.parse(self._source_of[importer])
+        except (SyntaxError, ValueError, RecursionError, MemoryError, KeyError):
             return None
 
     def _defining_class(self, key: str) -> str:
@@ -827,10 +894,11 @@ class ProjectIndex:
             self._blobs[module] = data if isinstance(data, dict) else None
         return self._blobs[module]
 
-    def _store(self, module: str, outline: _Outline, entry: Optional[_Entry]) -> None:
-        if self.cache is None or outline.stamp is None:
+    def _store(self, module: str, outline: Optional[_Outline], entry: Optional[_Entry]) -> None:
+        """Writes ``module``'s outline and summary (a part's summary alone: ``outline`` None)."""
+        if self.cache is None or (outline is not None and outline.stamp is None):
             return
-        value: dict[str, Any] = {"outline": outline.to_dict()}
+        value: dict[str, Any] = {"outline": outline.to_dict()} if outline is not None else {}
         if entry is not None:
             value["summary"] = entry.summary.to_dict()
             value["deps"] = {path: list(stamp) for path, stamp in entry.deps.items()}
@@ -866,9 +934,61 @@ class ProjectIndex:
             self._active[-1].deps[module] = outline.stamp
         return outline
 
+    def _summary_for(self, module: str, name: str) -> ModuleSummary:
+        """A summary of ``module`` that holds its function or class ``name``: the whole module's
+        when known, else that of the part ``name`` needs (its component: the functions and
+        classes it calls or is called by, the globals they share, with the imports), so that an
+        importer of one helper of a large module analyses only that helper's part of it and of
+        the modules it imports in turn."""
+        if module in self._entries or module in self._open or module in self._pending:
+            return self._summary(module)
+        alias = module + _PART + name
+        entry = self._entries.get(alias) or self._load(alias)
+        if entry is not None:
+            if self._active:
+                self._active[-1].deps.update(entry.deps)
+            return entry.summary
+        return self._summary(self._part_key(module, name))
+
+    def _part_key(self, module: str, name: str) -> str:
+        """The key of ``name``'s part of ``module`` (named by the first of its names), or
+        ``module`` when the part is the whole module or cannot be told."""
+        parts = self._module_parts(module)
+        if parts is None or name not in parts.component_of:
+            return module
+        component = parts.partition.components[parts.component_of[name]]
+        if len(component.segments) + len(parts.partition.context) >= len(parts.segments):
+            return module
+        return module + _PART + parts.names[parts.component_of[name]][0]
+
+    def _module_parts(self, module: str) -> Optional[_Parts]:
+        """``module`` cut into components (once per process); None when it cannot be read."""
+        if module in self._parts:
+            return self._parts[module]
+        found: Optional[_Parts] = None
+        read = self._text_and_tree(module)
+        if read is not None:
+            source, tree = read
+            segments = all_segments(source, tree)
+            cut = partition(tree, segments, PER_BATCH_METHODS | self.settings.per_batch_methods)
+            segment_component = {position: index for index, component in enumerate(cut.components) for position in component.segments}
+            defined: dict[str, list[int]] = {}
+            for statement in tree.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    position = segment_at(segments, statement.lineno)
+                    defined.setdefault(statement.name, []).append(segment_component.get(position, -1) if position is not None else -1)
+            component_of = {name: found_in[0] for name, found_in in defined.items() if len(found_in) == 1 and found_in[0] >= 0}
+            names: list[list[str]] = [[] for _ in cut.components]
+            for name, index in sorted(component_of.items()):
+                names[index].append(name)
+            found = _Parts(source, tree, segments, cut, component_of, names)
+        self._parts[module] = found
+        return found
+
     def _summary(self, module: str) -> ModuleSummary:
-        """The summary of ``module``: from memory, the disk cache, or computed now (a module of
-        a cycle being computed gives what it has so far)."""
+        """The summary of ``module`` (or of a part of it: ``_summary_for``): from memory, the
+        disk cache, or computed now (a module of a cycle being computed gives what it has so
+        far)."""
         entry = self._entries.get(module) or self._load(module)
         if entry is not None:
             if self._active:
@@ -893,7 +1013,7 @@ class ProjectIndex:
         if self._computed >= MAX_MODULES:
             for active in self._active:
                 active.truncated = True
-            return ModuleSummary(module)
+            return ModuleSummary(_module_of(module))
         return self._compute(module)
 
     def _load(self, module: str) -> Optional[_Entry]:
@@ -902,7 +1022,7 @@ class ProjectIndex:
             return None
         try:
             deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in blob["deps"].items()}
-            if module not in deps or any(self._stamp(path) != stamp for path, stamp in deps.items()):
+            if _module_of(module) not in deps or any(self._stamp(path) != stamp for path, stamp in deps.items()):
                 return None
             entry = _Entry(ModuleSummary.from_dict(blob["summary"]), deps)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
@@ -916,19 +1036,20 @@ class ProjectIndex:
         is; that one is summarised again, and the others with it as it asks for them, until no
         summary of the cycle changes (at most ``FIXPOINT_ROUNDS`` rounds, each from the
         summaries of the round before, the first from empty ones)."""
+        key, module = module, _module_of(module)
         stamp = self._stamp(module)
         if stamp is not None and stamp[0] > MAX_SUMMARISED_BYTES:
             # Nothing of it is known, as for a third-party module; recorded so that it is not tried again.
             empty = ModuleSummary(module)
-            self._entries[module] = _Entry(empty, {module: stamp})
+            self._entries[key] = _Entry(empty, {module: stamp})
             if self._active:
                 self._active[-1].deps[module] = stamp
             return empty
         self._computed += 1
         depth = len(self._active)
-        frame = _Frame(module, depth, depth, ModuleSummary(module))
+        frame = _Frame(key, depth, depth, ModuleSummary(module))
         self._active.append(frame)
-        self._open[module] = frame
+        self._open[key] = frame
         before: dict[str, ModuleSummary] = {}
         # Tarjan's stack: the members of this module's cycle are the modules left pending since now.
         pending_before = set(self._pending)
@@ -936,7 +1057,7 @@ class ProjectIndex:
             for _ in range(FIXPOINT_ROUNDS):
                 earlier = set(self._pending)
                 frame.read_early = False
-                frame.summary = self._summarise(module, self._outline(module))
+                frame.summary = self._summarise(module, self._outline(module), self._kept_segments(key))
                 if not frame.read_early or frame.low < depth:
                     break  # no cycle, or one whose first module is further down: it repeats
                 members = [frame] + [self._pending[name] for name in self._pending if name not in earlier]
@@ -948,14 +1069,14 @@ class ProjectIndex:
                     del self._pending[member.module]  # computed again from the new summaries
         finally:
             self._active.pop()
-            del self._open[module]
+            del self._open[key]
         if self._active:
             parent = self._active[-1]
             parent.low = min(parent.low, frame.low)
             parent.deps.update(frame.deps)
             parent.truncated = parent.truncated or frame.truncated
         if frame.low < depth:
-            self._pending[module] = frame  # final when the cycle's first module is
+            self._pending[key] = frame  # final when the cycle's first module is
             return frame.summary
         members = [frame] + [pending for name, pending in self._pending.items() if name not in pending_before]
         deps: dict[str, tuple[int, int]] = {}
@@ -964,16 +1085,38 @@ class ProjectIndex:
         for member in members:
             self._pending.pop(member.module, None)
             entry = self._entries[member.module] = _Entry(member.summary, dict(deps))
-            if not frame.truncated and member.module in deps:
-                self._store(member.module, self._outline_quietly(member.module), entry)
+            stored = not frame.truncated and _module_of(member.module) in deps
+            if _PART not in member.module:
+                if stored:
+                    self._store(member.module, self._outline_quietly(member.module), entry)
+                continue
+            # a part: known (and stored) under each of its names, as ``_summary_for`` asks
+            part_module = _module_of(member.module)
+            parts = self._module_parts(part_module)
+            name = member.module[len(part_module) + 1:]
+            if parts is not None and name in parts.component_of:
+                for alias in parts.names[parts.component_of[name]]:
+                    self._entries[part_module + _PART + alias] = entry
+                    if stored:
+                        self._store(part_module + _PART + alias, None, entry)
         return frame.summary
+
+    def _kept_segments(self, key: str) -> Optional[frozenset[int]]:
+        """The segments a part's summary is computed from (the imports and its component);
+        None for a whole module."""
+        module, _, name = key.partition(_PART)
+        parts = self._module_parts(module) if name else None
+        if parts is None or name not in parts.component_of:
+            return None
+        component = parts.partition.components[parts.component_of[name]]
+        return frozenset({*parts.partition.context, *component.segments})
 
     def _outline_quietly(self, module: str) -> _Outline:
         outline = self._outlines.get(module)
         return outline if outline is not None else _read_outline(self.root / module, self.root)
 
-    def _summarise(self, module: str, outline: _Outline) -> ModuleSummary:
-        analysed = self._analysed(module, outline)
+    def _summarise(self, module: str, outline: _Outline, kept: Optional[frozenset[int]] = None) -> ModuleSummary:
+        analysed = self._analysed(module, outline, kept)
         if analysed is None:
             return ModuleSummary(module)
         parsed, tree, facts, externals = analysed
@@ -986,14 +1129,21 @@ class ProjectIndex:
         finally:
             facts.release()  # only the summary is kept: reference counting frees the module's tree
 
-    def _analysed(self, module: str, outline: _Outline) -> Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]:
-        """``module`` parsed and analysed with its own imports resolved; None when it cannot be."""
+    def _analysed(
+        self, module: str, outline: _Outline, kept: Optional[frozenset[int]] = None
+    ) -> Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]:
+        """``module`` parsed and analysed with its own imports resolved (only the segments
+        ``kept``, when given: the others' lines are left blank, so that every line keeps its
+        number); None when it cannot be."""
         from torchleak.analysis.flow import analyse
 
         read = self._text_and_tree(module)
         if read is None:
             return None
-        source, tree = read
+        source, tree = whole_source, whole_tree = read
+        parts = self._module_parts(module) if kept is not None else None
+        if parts is not None and kept is not None:
+            source, tree = _blanked(parts, kept)
         try:
             parsed = parse_module(source)
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError):
@@ -1008,7 +1158,7 @@ class ProjectIndex:
         # there, so its methods are not taken as per-batch here either, and each caller reports
         # what they keep; the pre-filter runs only if the analysis asks)
         externals.called_per_batch_by_importers = _Lazy(
-            lambda: self._called_with_grad_by_importers(module, in_loops=True) if self._passes_prefilter(module, source, tree) else frozenset()
+            lambda: self._called_with_grad_by_importers(module, in_loops=True) if self._passes_prefilter(module, whole_source, whole_tree) else frozenset()
         )
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
@@ -1024,7 +1174,7 @@ class ProjectIndex:
             return None
         outline = self._outline(module)
         if name in outline.functions or name in outline.classes:
-            summary = self._summary(module)
+            summary = self._summary_for(module, name)
             found: Optional[Imported] = summary.functions.get(name) or summary.classes.get(name)
             if found is not None:
                 return found
@@ -1047,7 +1197,7 @@ class ProjectIndex:
             return None
         outline = self._outline(module)
         if name in outline.functions or name in outline.classes:
-            summary = self._summary(module)
+            summary = self._summary_for(module, name)
             found: Optional[Imported] = summary.functions.get(name) or summary.classes.get(name)
             if found is not None:
                 return found
@@ -1192,7 +1342,7 @@ class ProjectIndex:
             return []  # a name that common says nothing about the object
         found: list[Summary] = []
         for module, cls in owners:
-            summary = self._summary(module).classes.get(cls)
+            summary = self._summary_for(module, cls).classes.get(cls)
             if summary is not None and method in summary.methods:
                 found.append(summary.methods[method])
         return found
@@ -1201,7 +1351,7 @@ class ProjectIndex:
         module, _, name = key.rpartition(":")
         if not module or not (self.root / module).is_file():
             return None
-        return self._summary(module).classes.get(name)
+        return self._summary_for(module, name).classes.get(name)
 
 
 class _LazyNames(Mapping[str, Imported]):
@@ -1371,6 +1521,23 @@ def _qualified(value: Value, path: str, local_classes: Mapping[str, cst.ClassDef
     if cls is not None and cls in local_classes:
         cls = class_key(path, cls)
     return replace(value, elements=elements, cls=cls) if (cls != value.cls or elements != value.elements) else value
+
+
+def _blanked(parts: _Parts, kept: frozenset[int]) -> tuple[str, ast.Module]:
+    """The module's text with the segments not ``kept`` blanked (each line left empty), and an
+    ``ast`` of the kept statements (their line numbers unchanged)."""
+    lines = io.StringIO(parts.source, newline="").readlines()
+    for position, segment in enumerate(parts.segments):
+        if position not in kept:
+            first = segment.first_line - 1
+            for index in range(first, min(first + len(io.StringIO(segment.text, newline="").readlines()), len(lines))):
+                line = lines[index]
+                lines[index] = line[len(line.rstrip("\r\n")):] or "\n"
+    statements = [
+        statement for statement in parts.tree.body
+        if segment_at(parts.segments, statement.lineno) in kept
+    ]
+    return "".join(lines), ast.Module(body=statements, type_ignores=[])
 
 
 def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:

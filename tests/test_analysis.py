@@ -7218,3 +7218,162 @@ class TestRoundNineteenShapes:
         # one call given a number: the call that passes the graph is the fix
         mixed = src.replace('fold(stats, "reg", reg)', 'fold(stats, "reg", reg.item())')
         assert [(line, code) for line, code, _ in self.findings(mixed)] == [(16, "TLK101")]
+
+
+class TestRoundTwentyOneShapes:
+    """Held-out zoo round 21 and project round 12 (blind authors marking where they would fix)."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_an_attribute_set_in_init_and_read_first_in_the_loop_is_carried(self) -> None:
+        # (l10: ``self.hidden = reset(self.hidden, mask)`` before the forward: the loop's second
+        # iteration reads what the first one's forward gave, although the method never bound it
+        # before the loop)
+        src = """
+            import torch
+
+            def reset(hidden, mask):
+                return hidden * (1.0 - mask)
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.hidden = torch.zeros(1, 4, 8)
+
+                def train_epoch(self, loader, opt):
+                    for x, mask in loader:
+                        self.hidden = reset(self.hidden, mask)
+                        out, self.hidden = self.model(x, self.hidden)
+                        loss = out.sum()
+                        opt.zero_grad()
+                        loss.backward(retain_graph=True)
+                        opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(14, "TLK103"), (18, "TLK202")]
+        fixed = src.replace("reset(self.hidden, mask)", "reset(self.hidden, mask).detach()").replace("retain_graph=True", "")
+        assert self.findings(fixed) == []
+
+    def test_a_moving_average_two_calls_down_is_carried_in_the_helper(self) -> None:
+        # (l07: the loop calls ``model.forward_train``, which gives the head's scores to
+        # ``head.loss``, which folds them into an average on the head)
+        src = """
+            import torch
+            from torch import nn
+
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.norm = torch.tensor(1.0)
+
+                def loss(self, scores):
+                    self.norm = 0.9 * self.norm + 0.1 * scores.sigmoid().sum()
+                    return scores.sum() / float(self.norm)
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head()
+
+                def forward_train(self, x):
+                    return self.head.loss(self.head.fc(x))
+
+            def train(loader):
+                model = Net()
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x in loader:
+                    loss = model.forward_train(x)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK103")]
+        assert self.findings(src.replace("scores.sigmoid().sum()", "scores.sigmoid().sum().detach()")) == []
+
+    def test_a_moving_average_of_a_loss_is_a_carried_state(self) -> None:
+        # (vae ``self.kld_ema = 0.98 * self.kld_ema + 0.02 * kld_loss``: every blind author of
+        # such an average called it a carried state; a running total stays an accumulation)
+        src = """
+            import torch.nn.functional as F
+
+            class Trainer:
+                def __init__(self, model, opt):
+                    self.model, self.opt = model, opt
+                    self.ema = 0.0
+                    self.total = 0.0
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = F.mse_loss(self.model(x), y)
+                        self.ema = 0.98 * self.ema + 0.02 * loss
+                        self.total = self.total + loss
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK103"), (14, "TLK101")]
+
+    def test_an_in_place_write_into_a_view_updates_the_tensor(self) -> None:
+        # (l09: ``self.queue[c].index_copy_(0, idx, keys)`` with attached keys)
+        src = """
+            import torch
+            from torch import nn
+
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                    self.register_buffer("queue", torch.zeros(3, 8, 4))
+
+                def enqueue(self, keys, c):
+                    idx = torch.arange(keys.shape[0])
+                    self.queue[c].index_copy_(0, idx, keys)
+
+                def forward(self, x, c):
+                    z = self.proj(x)
+                    self.enqueue(z, c)
+                    return z.sum()
+
+            def train(loader):
+                head = Head()
+                opt = torch.optim.SGD(head.parameters(), lr=0.1)
+                for x, c in loader:
+                    loss = head(x, c)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK103")]
+        assert self.findings(src.replace("self.enqueue(z, c)", "self.enqueue(z.detach(), c)")) == []
+
+    def test_a_slot_keyed_by_the_elements_of_what_the_helper_is_given(self) -> None:
+        # (deepspeech sampler: ``for i, idx in enumerate(indices.tolist()): self.scores[idx] = conf``
+        # writes another slot for every new index; positions of ``range`` are the same slots)
+        src = """
+            import torch
+            from torch import nn
+
+            class Scorer:
+                def __init__(self):
+                    self.scores = {}
+
+                def update(self, indices, log_probs):
+                    best = log_probs.exp().max(dim=-1)[0]
+                    for i, idx in enumerate(indices.tolist()):
+                        self.scores[idx] = best[i].mean()
+
+            def train(loader):
+                model = nn.Linear(4, 3)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                scorer = Scorer()
+                for x, idx in loader:
+                    out = model(x)
+                    loss = out.sum()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    scorer.update(idx, out)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK102")]
+        positions = src.replace("for i, idx in enumerate(indices.tolist()):", "for idx in range(3):").replace("best[i]", "best[idx]")
+        assert self.findings(positions) == []

@@ -958,3 +958,42 @@ def test_a_state_another_modules_method_carries_in_its_own_batch_loop_is_reporte
     })
     assert "TLK103 15" in _lint(tmp_path, "agent.py")
     assert _lint(tmp_path, "train.py") == []
+
+
+def test_a_slot_keyed_by_what_another_modules_helper_is_given_is_kept(tmp_path: Path) -> None:
+    """``self.scores[idx] = ...`` for each ``idx`` a caller in another module passes: another
+    slot each call (the summary says so, since the caller's analysis cannot see the helper's
+    code); a slot keyed by a position of ``range`` is the same few slots every call."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "sampler.py": """
+            class Scorer:
+                def __init__(self):
+                    self.scores = {}
+
+                def update(self, indices, log_probs):
+                    for idx in indices.tolist():
+                        self.scores[idx] = log_probs
+        """,
+        "train.py": """
+            import torch
+            from torch import nn
+            from sampler import Scorer
+
+            def train(loader):
+                model = nn.Linear(4, 3)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                scorer = Scorer()
+                for x, idx in loader:
+                    out = model(x)
+                    opt.zero_grad()
+                    out.sum().backward()
+                    opt.step()
+                    scorer.update(idx, out)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path)
+    # (the project's only call: reported at the helper's store, where the fix goes)
+    assert "sampler.py:8:13: TLK102" in found.stdout, found.stdout
+    (tmp_path / "sampler.py").write_text((tmp_path / "sampler.py").read_text().replace("for idx in indices.tolist():", "for idx in range(3):"))
+    assert "TLK102" not in run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout

@@ -45,7 +45,7 @@ class ReinforceTrainer:
         policy_loss.backward()
         self.optimizer.step()
         ep_entropy = torch.stack(entropies).mean()
-        self.running_loss = 0.95 * self.running_loss + 0.05 * policy_loss  # TLK101
+        self.running_loss = 0.95 * self.running_loss + 0.05 * policy_loss  # TLK103
         self.entropy_total += ep_entropy  # TLK101
         self.episodes += 1
         return sum(rewards)

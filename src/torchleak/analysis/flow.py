@@ -1113,7 +1113,7 @@ def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) 
     )
 
 
-def _argument_keyed(callee: Function, store: Store) -> frozenset[str]:
+def argument_keyed(callee: Function, store: Store) -> frozenset[str]:
     """``{"<argument>"}`` when ``callee`` writes a slot keyed by what it is given
     (``self.bank[sid] = ...`` for each ``sid`` of its ``scan_ids``) or by a counter it advances
     (``self.buffer[self.position] = ...`` then ``self.position = (self.position + 1) % n``):
@@ -1125,7 +1125,46 @@ def _argument_keyed(callee: Function, store: Store) -> frozenset[str]:
         binding.key in store.index_mentions and binding.key.startswith("self.") and binding.key in binding.mentions
         for binding in callee.bindings
     )
-    return frozenset({"<argument>"}) if advanced or callee.sources_of(set(store.index_mentions)) & given else frozenset()
+    keyed = callee.sources_of(set(store.index_mentions)) & given or _key_sources(callee.node, set(store.index_mentions)) & given
+    return frozenset({"<argument>"}) if advanced or keyed else frozenset()
+
+
+def _key_sources(function: cst.CSTNode, names: set[str]) -> set[str]:
+    """The names ``names`` are computed from in ``function``'s code, through assignments and
+    ``for`` targets, graph or not: a key needs none (``idx`` of ``for i, idx in
+    enumerate(indices.tolist())`` is one of the indices given). A position (``i`` of
+    ``enumerate``, of ``range(len(x))``) is the same keys every call, so it comes from nothing."""
+    feeds: dict[str, set[str]] = {}
+
+    def feed(target: cst.BaseExpression, sources: set[str]) -> None:
+        if type(target) is cst.Tuple or type(target) is cst.List:
+            for element in target.elements:
+                feed(element.value, sources)
+        elif type(target) is cst.Name or type(target) is cst.Attribute:
+            name = dotted(target)
+            if name is not None:
+                feeds.setdefault(name, set()).update(sources)
+
+    for node in subtree(function):
+        if type(node) is cst.Assign:
+            for assigned in node.targets:
+                feed(assigned.target, mentions(node.value))
+        elif type(node) is cst.For or type(node) is cst.CompFor:
+            iterable, target = node.iter, node.target
+            func = last_identifier(iterable.func) if type(iterable) is cst.Call else None
+            if func == "range":
+                continue
+            if func == "enumerate" and (type(target) is cst.Tuple or type(target) is cst.List) and len(target.elements) == 2 and iterable.args:  # type: ignore[union-attr]
+                feed(target.elements[1].value, mentions(iterable.args[0].value))  # type: ignore[union-attr]
+                continue
+            feed(target, mentions(iterable))
+    found, pending = set(names), list(names)
+    while pending:
+        for source in feeds.get(pending.pop(), ()):
+            if source not in found:
+                found.add(source)
+                pending.append(source)
+    return found
 
 
 def _resets_on_some_calls(summary: Summary, reset: Effect) -> bool:
@@ -2215,6 +2254,10 @@ class _Walker:
         value = self.env.get(key)
         if value is not None:
             return value
+        return self._known_outside(key)
+
+    def _known_outside(self, key: str) -> Value:
+        """What the file shows of a dotted name not bound in this function so far."""
         if key.startswith("self.") and self.function.cls is not None:
             attribute = self._class_attribute(self.function.cls, key[len("self."):])
             if attribute is not None:
@@ -2753,6 +2796,10 @@ class _Walker:
             previous = self.env.get(key, UNKNOWN)
             return previous.records_graph and not previous.double_backward and not self._is_loss_like(target)
         summed = any(dotted(term) == key for term in additive_terms(value_node))
+        if _decays_itself(statement, key):
+            # ``ema = 0.98 * ema + 0.02 * loss``: a moving average, even of a loss, is a state
+            # each iteration computes from the last (its fix is at the update, not a total's)
+            return True
         if not any(self._is_loss_like(leaf) for leaf in attached) and not (summed and self._only_summed_in_loop(key, statement)):
             return True
         value = self.values[id(attached[0])]
@@ -3175,11 +3222,17 @@ class _Walker:
         entry = dict(self.env)
         marks = self._event_marks()
         self._block(body)
-        changed = {
-            key: join(entry[key], self.env[key])
+        # (an attribute the function has not bound before the loop, ``self.hidden`` set in
+        # ``__init__``, enters the loop with what the file shows of it)
+        before = {
+            key: entry[key] if key in entry else self._known_outside(key)
             for key, access in loop.first_access.items()
-            if access == "read" and key in entry and key in self.env
-            and self.env[key].records_graph and not entry[key].records_graph
+            if access == "read" and key in self.env and (key in entry or "." in key)
+        }
+        changed = {
+            key: join(before[key], self.env[key])
+            for key in before
+            if self.env[key].records_graph and not before[key].records_graph
         }
         if not changed:
             return
@@ -4724,6 +4777,13 @@ class _Walker:
         or the tensor an accessor hands out (``stats.device_stat("loss")``, a tensor the stats
         object keeps)."""
         root = _chain_root(receiver, vocab.IN_PLACE_UPDATES)
+        if root is None and type(receiver) is cst.Subscript:
+            # ``self.queue[c].index_copy_(0, idx, keys)``: a view written in place updates the
+            # tensor it is a view of (its history gains the write's graph)
+            base: cst.BaseExpression = receiver
+            while type(base) is cst.Subscript:
+                base = base.value
+            root = dotted(base)
         if root is None and type(receiver) is cst.Call:
             return self._accessor_target(receiver, keyed=True)
         if root is not None and (root == "data" or root.endswith(".data")):
@@ -4787,7 +4847,14 @@ class _Walker:
                 helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and (
                     effect.kind == "carry" or effect.kind == "accumulate" and _decays_itself(callee.effect_nodes.get(id(effect)), effect.target)
                 ) else None
-                self._effect(replace(effect, target=outside, value=value), helper_statement)
+                kind = effect.kind
+                if (
+                    kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params and value.attached
+                ):
+                    # a moving average of what this function gives the helper: the state it
+                    # carries, wherever this function is called from
+                    kind = "carry"
+                self._effect(replace(effect, kind=kind, target=outside, value=value), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
             for prefix in key_prefixes(key):
@@ -4834,7 +4901,7 @@ class _Walker:
                 given = self.values.get(id(argument), value)
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}) | _argument_keyed(callee, inner), via, inner.in_callee or callee.name,
+                          inner.value_node, value, frozenset({"<call>"}) | argument_keyed(callee, inner), via, inner.in_callee or callee.name,
                           given=bool(effect.value.params),
                           given_several=stores_the_parameter(callee, inner.value_node)
                           and (isinstance(argument, (cst.List, cst.Tuple, cst.Dict, cst.Set)) or given.kind in (Kind.CONTAINER, Kind.TUPLE)))
@@ -4845,15 +4912,18 @@ class _Walker:
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
                 stored = self._callee_store(callee, effect) if callee is not None else None
-                index = frozenset({"<call>"}) | (_argument_keyed(callee, stored) if callee is not None and stored is not None else frozenset())
+                index = frozenset({"<call>"}) | (
+                    argument_keyed(callee, stored) if callee is not None and stored is not None
+                    else frozenset({"<argument>"}) if effect.keyed else frozenset()
+                )
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
                           value, index, via, argument_returned=returned, helper=_fixed_in_imported(summary, effect, callee),
                           kept_by=_kept_by(effect, callee))
                 )
-            elif effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params and not self._is_loss_like(argument):
+            elif effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params:
                 # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
-                # model's output, not a loss: a moving average carried into the next call
+                # model's output (or a loss): a moving average carried into the next call
                 # (reported in the helper of this file, or at this call for another module's)
                 average = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 self._read(key)  # (the average reads its previous value before replacing it)

@@ -57,7 +57,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 9
+SCHEMA: Final = 10
 #: Larger modules are not summarised (a bound on cold-cache cost): in 68 public training
 #: repositories one Python file exceeds 100 KB; in the pinned corpus of libraries, 16 files
 #: exceed 150 KB (transformers' modeling_utils.py, generation/utils.py, ...), and summarising
@@ -1542,6 +1542,8 @@ def _blanked(parts: _Parts, kept: frozenset[int]) -> tuple[str, ast.Module]:
 
 def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:
     """The top-level functions and classes of an analysed module, as its importers see them."""
+    from torchleak.analysis.flow import argument_keyed
+
     local_classes = {statement.name.value: statement for statement in module.body if type(statement) is cst.ClassDef}
     by_node = {id(function.node): function for function in facts.functions}
     lines = _Lines(module, tree)
@@ -1558,7 +1560,9 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
         for effect in summary.effects:
             # One from another module stays; a reset is never named in a message (no position needed).
             origin = effect.origin or (path if effect.kind == "reset" else _origin(effect, function))
-            effects.append(replace(effect, value=qualified(effect.value), origin=origin))
+            stored = function.effect_stores.get(id(effect))
+            keyed = effect.keyed or (stored is not None and bool(argument_keyed(function, stored)))
+            effects.append(replace(effect, value=qualified(effect.value), origin=origin, keyed=keyed))
         return replace(summary, returns=qualified(summary.returns), effects=effects, module=path)
 
     by_name = {function.name: function for function in facts.functions}

@@ -1,0 +1,7 @@
+from .base import *
+from .beta_vae import *
+
+# Aliases
+VAE = BetaVAE
+
+vae_models = {"BetaVAE": BetaVAE}

@@ -1151,11 +1151,12 @@ def _key_sources(function: cst.CSTNode, names: set[str]) -> set[str]:
                 feed(assigned.target, mentions(node.value))
         elif type(node) is cst.For or type(node) is cst.CompFor:
             iterable, target = node.iter, node.target
-            func = last_identifier(iterable.func) if type(iterable) is cst.Call else None
+            call = iterable if isinstance(iterable, cst.Call) else None
+            func = last_identifier(call.func) if call is not None else None
             if func == "range":
                 continue
-            if func == "enumerate" and (type(target) is cst.Tuple or type(target) is cst.List) and len(target.elements) == 2 and iterable.args:  # type: ignore[union-attr]
-                feed(target.elements[1].value, mentions(iterable.args[0].value))  # type: ignore[union-attr]
+            if call is not None and func == "enumerate" and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and call.args:
+                feed(target.elements[1].value, mentions(call.args[0].value))
                 continue
             feed(target, mentions(iterable))
     found, pending = set(names), list(names)

@@ -7377,3 +7377,87 @@ class TestRoundTwentyOneShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK102")]
         positions = src.replace("for i, idx in enumerate(indices.tolist()):", "for idx in range(3):").replace("best[i]", "best[idx]")
         assert self.findings(positions) == []
+
+    def test_a_slot_named_by_a_constant_or_a_metric_name_is_the_same_slot_every_call(self) -> None:
+        # (fedavg: ``logger.add_scalar("client_loss", loss)`` writes ``self.last[tag]``: one slot;
+        # marl: ``for key, value in data.items(): self.data[key] = ...``: the dict's few names)
+        src = """
+            import torch
+            from torch import nn
+
+            class Logger:
+                def __init__(self):
+                    self.last = {}
+
+                def add_scalar(self, tag, value):
+                    self.last[tag] = value
+
+                def update(self, metrics):
+                    for key, value in metrics.items():
+                        self.last[key] = value
+
+            def train(loader, step):
+                model = nn.Linear(4, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                logger = Logger()
+                for x in loader:
+                    loss = model(x).sum()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    logger.add_scalar("loss", loss)
+                    logger.update({"loss": loss})
+        """
+        assert self.findings(src) == []
+        assert [(line, code) for line, code, _ in self.findings(src.replace('add_scalar("loss", loss)', "add_scalar(step, loss)"))] == [(10, "TLK102")]
+
+    def test_the_indices_of_a_parameters_max_hold_no_graph(self) -> None:
+        # (marl: ``greedy = q.max(dim=2)`` in a selector given the agents' outputs returns
+        # ``greedy.indices``: actions, stored in the episode batch without any graph)
+        src = """
+            import torch
+            from torch import nn
+
+            def select(q):
+                greedy = q.max(dim=1)
+                return greedy.indices
+
+            def run(loader):
+                model = nn.Linear(4, 3)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                actions_taken = []
+                for x in loader:
+                    q = model(x)
+                    actions_taken.append(select(q))
+                    loss = q.sum()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("greedy.indices", "greedy.values"))] == ["TLK102"]
+
+    def test_a_retain_whose_graph_never_reaches_the_carried_state_is_unneeded(self) -> None:
+        # (kd: a tracker's average of this step's losses is carried, but the loss backwarded
+        # with retain_graph=True is not computed from it: TLK201, not TLK202)
+        src = """
+            import torch.nn.functional as F
+
+            class Tracker:
+                def __init__(self):
+                    self.gap = 0.0
+
+                def update(self, a, b):
+                    self.gap = 0.9 * self.gap + 0.1 * (a - b)
+
+            def train(student, teacher, loader, opt):
+                tracker = Tracker()
+                for x, y in loader:
+                    out = student(x)
+                    loss = F.cross_entropy(out, y)
+                    opt.zero_grad()
+                    loss.backward(retain_graph=True)
+                    opt.step()
+                    tracker.update(F.cross_entropy(out, y), F.cross_entropy(teacher(x), y))
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK103", "TLK201"]

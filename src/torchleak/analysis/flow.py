@@ -1113,27 +1113,42 @@ def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) 
     )
 
 
-def argument_keyed(callee: Function, store: Store) -> frozenset[str]:
-    """``{"<argument>"}`` when ``callee`` writes a slot keyed by what it is given
-    (``self.bank[sid] = ...`` for each ``sid`` of its ``scan_ids``) or by a counter it advances
-    (``self.buffer[self.position] = ...`` then ``self.position = (self.position + 1) % n``):
-    another slot each call."""
+def key_positions(callee: Function, store: Store) -> tuple[int, ...]:
+    """What the key of a slot ``callee`` writes comes from: the positions of the parameters it
+    is computed from (``self.bank[sid] = ...`` for each ``sid`` of its ``scan_ids``), and -1 for
+    a counter it advances (``self.buffer[self.position] = ...`` then ``self.position =
+    (self.position + 1) % n``): another slot each call, unless a caller gives the same key."""
     if store.method != "[]=" or not store.index_mentions:
-        return frozenset()
-    given = set(callee.summary.parameters) - {"self", "cls"}
+        return ()
+    parameters = callee.summary.parameters
+    given = set(parameters) - {"self", "cls"}
     advanced = any(
         binding.key in store.index_mentions and binding.key.startswith("self.") and binding.key in binding.mentions
         for binding in callee.bindings
     )
-    keyed = callee.sources_of(set(store.index_mentions)) & given or _key_sources(callee.node, set(store.index_mentions)) & given
-    return frozenset({"<argument>"}) if advanced or keyed else frozenset()
+    keyed = _key_sources(callee.node, set(store.index_mentions)) & given
+    return (*([-1] if advanced else []), *sorted(parameters.index(name) for name in keyed))
+
+
+def keyed_per_call(node: cst.Call, summary: Summary, positions: Sequence[int]) -> frozenset[str]:
+    """``{"<argument>"}`` when the slot a call's callee writes may differ from call to call: a
+    counter, or a key given by an argument that is not a constant (``add_scalar("loss", v)``
+    writes one slot every time)."""
+    for position in positions:
+        if position < 0:
+            return frozenset({"<argument>"})
+        argument = argument_at(node, summary, position)
+        if argument is None or not isinstance(argument, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+            return frozenset({"<argument>"})
+    return frozenset()
 
 
 def _key_sources(function: cst.CSTNode, names: set[str]) -> set[str]:
     """The names ``names`` are computed from in ``function``'s code, through assignments and
     ``for`` targets, graph or not: a key needs none (``idx`` of ``for i, idx in
     enumerate(indices.tolist())`` is one of the indices given). A position (``i`` of
-    ``enumerate``, of ``range(len(x))``) is the same keys every call, so it comes from nothing."""
+    ``enumerate``, of ``range(len(x))``) or a key of a mapping's ``items()`` is the same keys
+    every call, so it comes from nothing."""
     feeds: dict[str, set[str]] = {}
 
     def feed(target: cst.BaseExpression, sources: set[str]) -> None:
@@ -1157,6 +1172,12 @@ def _key_sources(function: cst.CSTNode, names: set[str]) -> set[str]:
                 continue
             if call is not None and func == "enumerate" and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and call.args:
                 feed(target.elements[1].value, mentions(call.args[0].value))
+                continue
+            if call is not None and func in ("items", "keys") and isinstance(call.func, cst.Attribute):
+                # the keys of a mapping it is given (``metrics.items()``) name the same few
+                # slots every call (``"loss"``, ``"acc"``); only the values come from the mapping
+                if func == "items" and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+                    feed(target.elements[1].value, mentions(call.func.value))
                 continue
             feed(target, mentions(iterable))
     found, pending = set(names), list(names)
@@ -4110,7 +4131,8 @@ class _Walker:
             closure = self._resolve(node.args[0].value) if isinstance(node.args[0].value, cst.Name) else None
             if closure is not None:
                 return self._apply_summary(node, closure, UNKNOWN, [])
-        if receiver.attached or (receiver.kind is Kind.TENSOR):
+        if receiver.attached or receiver.kind is Kind.TENSOR or (receiver.params and method in _VALUES_AND_INDICES):
+            # (in a summary too: ``greedy = q.max(dim=2)`` of a parameter gives indices without graph)
             by_dim = keyword(node, "dim") is not None or bool(positional and positional[0].kind is Kind.NUMBER)
             several = _tuple_result(method or "", receiver, by_dim)
             if several is not None:
@@ -4855,7 +4877,9 @@ class _Walker:
                     # a moving average of what this function gives the helper: the state it
                     # carries, wherever this function is called from
                     kind = "carry"
-                self._effect(replace(effect, kind=kind, target=outside, value=value), helper_statement)
+                # (a key given by this function's caller, or not: the positions were the callee's)
+                keyed = (-1,) if effect.keyed and keyed_per_call(node, summary, effect.keyed) else ()
+                self._effect(replace(effect, kind=kind, target=outside, value=value, keyed=keyed), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
             for prefix in key_prefixes(key):
@@ -4902,7 +4926,7 @@ class _Walker:
                 given = self.values.get(id(argument), value)
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}) | argument_keyed(callee, inner), via, inner.in_callee or callee.name,
+                          inner.value_node, value, frozenset({"<call>"}) | keyed_per_call(node, summary, key_positions(callee, inner)), via, inner.in_callee or callee.name,
                           given=bool(effect.value.params),
                           given_several=stores_the_parameter(callee, inner.value_node)
                           and (isinstance(argument, (cst.List, cst.Tuple, cst.Dict, cst.Set)) or given.kind in (Kind.CONTAINER, Kind.TUPLE)))
@@ -4913,10 +4937,8 @@ class _Walker:
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
                 stored = self._callee_store(callee, effect) if callee is not None else None
-                index = frozenset({"<call>"}) | (
-                    argument_keyed(callee, stored) if callee is not None and stored is not None
-                    else frozenset({"<argument>"}) if effect.keyed else frozenset()
-                )
+                positions = key_positions(callee, stored) if callee is not None and stored is not None else effect.keyed
+                index = frozenset({"<call>"}) | keyed_per_call(node, summary, positions)
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
                           value, index, via, argument_returned=returned, helper=_fixed_in_imported(summary, effect, callee),

@@ -1542,7 +1542,7 @@ def _blanked(parts: _Parts, kept: frozenset[int]) -> tuple[str, ast.Module]:
 
 def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:
     """The top-level functions and classes of an analysed module, as its importers see them."""
-    from torchleak.analysis.flow import argument_keyed
+    from torchleak.analysis.flow import key_positions
 
     local_classes = {statement.name.value: statement for statement in module.body if type(statement) is cst.ClassDef}
     by_node = {id(function.node): function for function in facts.functions}
@@ -1561,7 +1561,7 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
             # One from another module stays; a reset is never named in a message (no position needed).
             origin = effect.origin or (path if effect.kind == "reset" else _origin(effect, function))
             stored = function.effect_stores.get(id(effect))
-            keyed = effect.keyed or (stored is not None and bool(argument_keyed(function, stored)))
+            keyed = effect.keyed or (key_positions(function, stored) if stored is not None else ())
             effects.append(replace(effect, value=qualified(effect.value), origin=origin, keyed=keyed))
         return replace(summary, returns=qualified(summary.returns), effects=effects, module=path)
 

@@ -804,10 +804,26 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
         return _carried_by_a_forward(carried)
     for loop in call.loop.enclosing():
         if id(loop) in carried:
-            return carried[id(loop)]
+            binding = carried[id(loop)]
+            if _outside_what_is_backwarded(call, binding):
+                return None
+            return binding
     if any(loop.has_forward and not loop.per_batch_method for loop in call.loop.enclosing()):
         return _carried_by_a_forward(carried)
     return None
+
+
+def _outside_what_is_backwarded(call: BackwardCall, binding: Binding) -> bool:
+    """A state the loop's own function carries (``tracker.gap``, updated from this step's
+    losses) that nothing the backward differentiates was computed from: the retained graph
+    does not reach it, so ``retain_graph=True`` hides no second backward through it."""
+    if binding.function is not call.function:
+        return False
+    # (a state a callee keeps on an object, ``model.h`` in ``Model.forward``, reaches what the
+    # object computes: its owner is a source too)
+    owner = binding.key.rsplit(".", 1)[0]
+    derived = call.function.derived_from({binding.key, owner})
+    return not (derived & (call.mentions | call.output_mentions))
 
 
 def _carried_by_a_forward(carried: dict[int, Binding]) -> Optional[Binding]:

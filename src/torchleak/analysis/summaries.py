@@ -52,17 +52,17 @@ class Effect:
     #: It happens inside a batch loop of the function (PPO's epochs over a rollout): the
     #: function's own file reports what it carries there, not each call of it again.
     in_batch_loop: bool = False
-    #: A slot store (``self.scores[idx] = conf``) whose key comes from what the function is
-    #: given (``for idx in indices.tolist()``) or from a counter it advances: another slot each
-    #: call, so what it keeps grows (an importer cannot see the function's code to tell).
-    keyed: bool = False
+    #: A slot store (``self.scores[idx] = conf``): the positions of the parameters its key
+    #: comes from (``for idx in indices.tolist()``), -1 for a counter the function advances; an
+    #: importer cannot see the function's code to tell whether each call writes another slot.
+    keyed: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
         if self.in_batch_loop:
             data["in_batch_loop"] = True
         if self.keyed:
-            data["keyed"] = True
+            data["keyed"] = list(self.keyed)
         if self.method:
             data["method"] = self.method
         if self.origin:
@@ -85,7 +85,7 @@ class Effect:
             str(data.get("origin", "")),
             int(cast(int, data.get("depth", 0))),
             bool(data.get("in_batch_loop", False)),
-            bool(data.get("keyed", False)),
+            tuple(int(position) for position in cast(list[int], data.get("keyed", []))),
         )
 
 

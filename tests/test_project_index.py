@@ -997,3 +997,48 @@ def test_a_slot_keyed_by_what_another_modules_helper_is_given_is_kept(tmp_path: 
     assert "sampler.py:8:13: TLK102" in found.stdout, found.stdout
     (tmp_path / "sampler.py").write_text((tmp_path / "sampler.py").read_text().replace("for idx in indices.tolist():", "for idx in range(3):"))
     assert "TLK102" not in run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+
+
+def test_a_state_another_modules_helper_carries_is_reported_in_the_helper(tmp_path: Path) -> None:
+    """``tracker.update(a, b)``, the project's only call of ``Tracker.update``, which folds what
+    it is given into a moving average on the tracker: reported at that statement of the helper's
+    module (where the fix goes), not at the call; with a second call, at the calls."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "utils.py": """
+            class Tracker:
+                def __init__(self):
+                    self.gap = 0.0
+
+                def update(self, a, b):
+                    self.gap = 0.9 * self.gap + 0.1 * (a - b)
+
+
+            def mean(values):
+                total = 0.0
+                for value in values:
+                    total += value
+                return total / len(values)
+        """,
+        "train.py": """
+            import torch.nn.functional as F
+            from utils import Tracker
+
+            def train(student, teacher, loader, opt):
+                tracker = Tracker()
+                for x, y in loader:
+                    out = student(x)
+                    loss = F.cross_entropy(out, y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    tracker.update(loss, F.cross_entropy(teacher(x), y))
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "utils.py:7:9: TLK103" in found and "train.py" not in found, found
+    plugin = run_tool("flake8", "--select", "TLK", "utils.py", "train.py", cwd=tmp_path).stdout
+    assert "utils.py:7:9: TLK103" in plugin and "train.py" not in plugin, plugin
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "\n\ndef again(tracker, a, b):\n    for _ in range(3):\n        tracker.update(a, b)\n")
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "utils.py:7:9" not in found and "train.py:13:9: TLK103" in found, found

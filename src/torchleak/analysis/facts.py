@@ -201,6 +201,10 @@ class Binding(Event):
     keeps_history: bool = False
     #: Bound in the body of ``if <key> is None:``: a first value, not a reset of every iteration.
     first_value: bool = False
+    #: For a call of another module's helper that carries what it is given in one place: the
+    #: helper's key (``utils.py:GapTracker.update``); its module reports the carry at its own
+    #: statement when nothing else in the project calls it.
+    helper: str = ""
 
 
 @dataclass(frozen=True, eq=False)

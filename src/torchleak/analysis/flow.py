@@ -2498,11 +2498,11 @@ class _Walker:
 
     def _binding(
         self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = "",
-        keeps_history: bool = False,
+        keeps_history: bool = False, helper: str = "",
     ) -> None:
         event = Binding(
             node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth, in_callee,
-            keeps_history, key in self.when_none,
+            keeps_history, key in self.when_none, helper,
         )
         self._locate(node)
         self.function.bindings.append(event)
@@ -4951,7 +4951,10 @@ class _Walker:
                 average = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 self._read(key)  # (the average reads its previous value before replacing it)
                 if average is None or callee is None:
-                    self._binding(self.statement, key, value, mentions(node), fed=True, via=via, in_callee=effect.where)
+                    self._binding(
+                        self.statement, key, value, mentions(node), fed=True, via=via, in_callee=effect.where,
+                        helper=_fixed_in_imported(summary, effect, callee),
+                    )
                 else:
                     self._binding(average, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
                     top = self.context.def_tops.get(id(callee.node))
@@ -4996,7 +4999,7 @@ class _Walker:
                 elif not (callee is None and effect.in_batch_loop and not effect.value.params):
                     # (another module's helper carrying what it computes inside its own batch
                     # loop reports it there: ``agent.update()`` is not a second place to fix it)
-                    self._binding(statement, key, value, mentions(node), fed=True, via=via)
+                    self._binding(statement, key, value, mentions(node), fed=True, via=via, helper=_fixed_in_imported(summary, effect, callee))
                 self.env[key] = value
 
     def _transfer_attribute_flows(self, node: cst.Call, summary: Summary) -> None:

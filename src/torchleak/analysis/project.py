@@ -459,6 +459,13 @@ def _methods_called_with_grad(
     return found
 
 
+def _an_objects_namespace(node: ast.expr) -> bool:
+    """``obj.__dict__`` or ``vars(obj)``: a plain dict of an object's attributes."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__"
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
+
+
 @dataclass(frozen=True)
 class _Constructions:
     """What a module's calls show of the objects it builds and passes on (one walk of its ast)."""
@@ -747,6 +754,8 @@ class ProjectIndex:
                 for node in ast.walk(tree) if tree is not None else ():
                     if isinstance(node, ast.Call):
                         func = node.func
+                        if isinstance(func, ast.Attribute) and _an_objects_namespace(func.value):
+                            continue  # ``self.__dict__.update(kwargs)`` updates a dict, never a helper
                         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
                         calls.setdefault(called, Counter())[owner] += 1
             self._calls_by_module[module] = calls

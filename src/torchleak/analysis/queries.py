@@ -11,9 +11,10 @@ import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
 from torchleak.analysis.names import dotted
+from torchleak.analysis.summaries import Effect
 from torchleak.analysis.flow import (
-    additive_terms, argument_at, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, own_returns, scope_of,
-    stores_the_parameter, subtree,
+    DECAYING_SUM, additive_terms, argument_at, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions,
+    own_returns, scope_of, stores_the_parameter, subtree,
 )
 
 Held = Union[Accumulation, Store]
@@ -658,6 +659,52 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     reported.add(place)
                     yield loop, binding
                 break
+
+
+def carried_where_fixed(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
+    """``carried_state``, with each state another module's helper carries from what it is
+    given, the project's only call of it, reported in that helper (by its module's lint:
+    ``_carried_for_importers``) rather than at the call, as for what a helper keeps."""
+    externals = facts.externals
+    for loop, binding in carried_state(facts):
+        if binding.helper and externals is not None and externals.fixed_in_helper(binding.helper):
+            continue
+        yield loop, binding
+    yield from _carried_for_importers(facts)
+
+
+def _carried_for_importers(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
+    """A helper of this file that carries what it is given in one place (``self.gap = m *
+    self.gap + (1 - m) * (a - b)``), called once in the whole project, by another module, in a
+    loop: the carry, reported at the helper's statement."""
+    externals = facts.externals
+    if externals is None or not externals.path:
+        return
+    carries: dict[str, tuple[Function, Effect, cst.CSTNode]] = {}
+    for function in facts.functions:
+        for effect in function.summary.effects:
+            statement = function.effect_nodes.get(id(effect))
+            if (
+                statement is not None and effect.where == function.name and effect.value.params
+                and (effect.kind == "carry" or effect.kind == "accumulate" and effect.method == DECAYING_SUM)
+                and keeps_in_one_place(function.summary, effect)
+            ):
+                carries.setdefault(f"{externals.path}:{function.summary.key}", (function, effect, statement))
+    reported: set[int] = set()
+    for key in sorted(carries):
+        if not externals.fixed_in_helper(key):
+            continue
+        helper, effect, statement = carries[key]
+        for importer in externals.importers_calling(key):
+            for loop, binding in carried_state(importer):
+                if binding.helper != key or id(statement) in reported:
+                    continue
+                reported.add(id(statement))
+                caller = f"{externals.shown(importer.externals.path if importer.externals else '')}'s {binding.function.name}"
+                yield loop, replace(
+                    binding, node=statement, function=helper, key=effect.target, in_callee=helper.name, helper="",
+                    via=f"{helper.name} is given it by {caller} every iteration",
+                )
 
 
 def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_state, history_keeping_reset, state_kind, statement_text, sums_into_itself, uncalled_reset
+from torchleak.analysis.queries import carried_where_fixed, history_keeping_reset, state_kind, statement_text, sums_into_itself, uncalled_reset
 from torchleak.edits import state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -352,7 +352,7 @@ class CarriedState(Rule):
     def check(self, facts: FileFacts) -> Iterator[Report]:
         # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
         zeroed: set[int] = set()
-        for loop, binding in carried_state(facts):
+        for loop, binding in carried_where_fixed(facts):
             if binding.value.double_backward and sums_into_itself(binding):
                 continue  # a running sum of create_graph gradients: TLK301 reports it
             key, where = binding.key, ""

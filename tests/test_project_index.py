@@ -1042,3 +1042,58 @@ def test_a_state_another_modules_helper_carries_is_reported_in_the_helper(tmp_pa
     (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "\n\ndef again(tracker, a, b):\n    for _ in range(3):\n        tracker.update(a, b)\n")
     found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "utils.py:7:9" not in found and "train.py:13:9: TLK103" in found, found
+
+
+def test_what_a_helper_one_module_down_keeps_of_what_it_is_handed_is_reported_there(tmp_path: Path) -> None:
+    """The loop calls ``agent.step`` (agent.py), which computes the loss and hands it to
+    ``stats.add_loss`` (utils.py), the project's only call of it: the sum is reported at
+    ``add_loss``'s line, where the fix goes; nothing at the call, which passes nothing of it."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "utils.py": """
+            class Stats:
+                def __init__(self):
+                    self.loss_sum = 0.0
+
+                def add_loss(self, loss):
+                    self.loss_sum += loss
+
+
+            def mean(values):
+                total = 0.0
+                for value in values:
+                    total += value
+                return total / len(values)
+        """,
+        "agent.py": """
+            import torch
+            import torch.nn.functional as F
+            from utils import Stats
+
+            class Agent:
+                def __init__(self, net):
+                    self.net = net
+                    self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                    self.stats = Stats()
+
+                def step(self, x, y):
+                    loss = F.mse_loss(self.net(x), y)
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    self.stats.add_loss(loss)
+        """,
+        "train.py": """
+            from torch import nn
+            from agent import Agent
+
+            def main(loader):
+                agent = Agent(nn.Linear(4, 1))
+                for x, y in loader:
+                    agent.step(x, y)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "utils.py:7:9: TLK101" in found and "train.py" not in found.replace("train.py's", ""), found
+    plugin = run_tool("flake8", "--select", "TLK", "utils.py", "agent.py", "train.py", cwd=tmp_path).stdout
+    assert "utils.py:7:9: TLK101" in plugin and "train.py:" not in plugin, plugin

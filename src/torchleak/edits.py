@@ -331,3 +331,25 @@ def offer_fix(
         return None
     unique = tuple(dict.fromkeys(edits))  # two reports of one state insert its detach once
     return Offer(fix.safety, fix.description, unique, fix.reason)
+
+
+def accumulation_fix(facts: FileFacts, event: Accumulation) -> Fix | None:
+    """``acc += loss`` becomes ``acc += loss.item()`` where that provably changes nothing but the
+    leak (a one-element tensor summed into a local only ever read as a number), else
+    ``acc += loss.detach()`` (safe where the accumulator stays in the function). None where a
+    helper sums what it computes itself: the fix goes into the helper."""
+    value, target = event.value_node, event.target
+    if event.via and value is event.node:
+        return None
+    known = evidence(facts, event.function)
+    if isinstance(target, cst.Name) and not isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict)) and known.tensor(value):
+        used = uses(facts, event.function, target.value)
+        if used.number_only and (known.one_element(value) or used.one_element):
+            new = method_call(value, "item")
+            return Fix(
+                "safe",
+                f"accumulate '{code(new)}' instead of '{code(value)}'",
+                (Edit(value, new),),
+                reason=f"'{code(value)}' is a one-element tensor and '{target.value}' is only ever read as a number",
+            )
+    return detach_fix(facts, event)

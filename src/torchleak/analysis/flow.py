@@ -628,7 +628,7 @@ def _record(info: ClassInfo, node: cst.Call, arguments: list[Value]) -> Value:
 def _named_tuple_class(statement: cst.CSTNode, aliases: ImportAliases) -> Optional[ClassInfo]:
     """``Transition = namedtuple("Transition", "obs action hidden")`` (or ``NamedTuple("T",
     [("obs", Tensor), ...])``): a class whose constructor keeps its arguments as fields."""
-    assign = _single_assign(statement)
+    assign = single_assign(statement)
     if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name or type(assign.value) is not cst.Call:
         return None
     call = assign.value
@@ -1076,17 +1076,17 @@ def _reads_entry_of(node: cst.BaseExpression, key: str) -> bool:
     return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "get" and dotted(node.func.value) == key
 
 
-def _single_assign(statement: Optional[cst.CSTNode]) -> Optional[cst.Assign]:
+def single_assign(statement: Optional[cst.CSTNode]) -> Optional[cst.Assign]:
     """The assignment a statement is (alone on its line), or None."""
     if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
         statement = statement.body[0]
     return statement if type(statement) is cst.Assign else None
 
 
-def _decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
+def decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     """``target = target * m + x * (1 - m)``: an assignment whose sum scales the target's old
     value (a moving average), unlike a running total (``target = target + x``)."""
-    assign = _single_assign(statement)
+    assign = single_assign(statement)
     if assign is None or len(assign.targets) != 1 or dotted(assign.targets[0].target) != target:
         return False
     return any(
@@ -1101,13 +1101,13 @@ DECAYING_SUM: Final = "decay"
 
 
 def _sum_method(statement: Optional[cst.CSTNode], target: str) -> str:
-    return DECAYING_SUM if _decays_itself(statement, target) else "="
+    return DECAYING_SUM if decays_itself(statement, target) else "="
 
 
 def _only_rescales(statement: cst.CSTNode, target: str, aliases: ImportAliases) -> bool:
     """An assignment to ``target`` computed from nothing but ``target`` itself (and functions
     an import binds: ``self.alpha / torch.sum(self.alpha)``)."""
-    assign = _single_assign(statement)
+    assign = single_assign(statement)
     return assign is not None and all(
         target in key_prefixes(name) or aliases.binds(name.split(".")[0]) for name in data_mentions(assign.value)
     )
@@ -1152,13 +1152,16 @@ def _key_sources(function: cst.CSTNode, names: set[str]) -> set[str]:
     feeds: dict[str, set[str]] = {}
 
     def feed(target: cst.BaseExpression, sources: set[str]) -> None:
-        if type(target) is cst.Tuple or type(target) is cst.List:
-            for element in target.elements:
-                feed(element.value, sources)
-        elif type(target) is cst.Name or type(target) is cst.Attribute:
-            name = dotted(target)
-            if name is not None:
-                feeds.setdefault(name, set()).update(sources)
+        # (a stack, not recursion: a recursive closure is a reference cycle, left to the collector)
+        pending = [target]
+        while pending:
+            current = pending.pop()
+            if type(current) is cst.Tuple or type(current) is cst.List:
+                pending.extend(element.value for element in current.elements)
+            elif type(current) is cst.Name or type(current) is cst.Attribute:
+                name = dotted(current)
+                if name is not None:
+                    feeds.setdefault(name, set()).update(sources)
 
     for node in subtree(function):
         if type(node) is cst.Assign:
@@ -1232,9 +1235,17 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     """``utils.py:Logger.log`` for a call of another module's helper that keeps what it is
     given in one place (so that, when nothing else in the project calls it, the fix is that
     line of the helper: ``queries.fixed_in_imported_helper``); else ""."""
-    if callee is not None or not summary.module or effect.where != summary.name:
+    if callee is not None or not summary.module:
         return ""
-    return summary.key if keeps_in_one_place(summary, effect) else ""
+    if effect.where == summary.name:
+        return summary.key if keeps_in_one_place(summary, effect) else ""
+    # a helper further down, in another module (``Agent.step`` handing the loss it computes to
+    # ``TrainingStats.add_loss`` of utils.py), that keeps it in one place: that helper, when
+    # the call gives nothing of what is kept (else detaching what it passes is the fix, here)
+    module = effect.origin.rpartition(":")[0]
+    same = [other for other in summary.effects if (other.kind, other.where, other.target) == (effect.kind, effect.where, effect.target)]
+    further = module and module != summary.module  # (a helper of the called function's own module: reported at the call)
+    return f"{module}:{effect.where}" if further and effect.where and len(same) == 1 and not effect.value.params else ""
 
 
 def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
@@ -1248,7 +1259,7 @@ def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Option
     if type(where) is not cst.Assign or len(where.targets) != 1:
         return None
     target = where.targets[0].target
-    operands = [leaf for leaf in _arithmetic_leaves(where.value) if dotted(leaf) != dotted(target)]
+    operands = [leaf for leaf in arithmetic_leaves(where.value) if dotted(leaf) != dotted(target)]
     operand = operands[0] if len(operands) == 1 else where.value
     return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
 
@@ -1296,17 +1307,17 @@ def _emptied_by_del(target: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+def arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(node) is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
-        return _arithmetic_leaves(node.left) + _arithmetic_leaves(node.right)
+        return arithmetic_leaves(node.left) + arithmetic_leaves(node.right)
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
-        return _arithmetic_leaves(node.expression)
+        return arithmetic_leaves(node.expression)
     if type(node) is cst.IfExp:
         # ``total = loss if total is None else total + loss``: the first value, or the update
-        return _arithmetic_leaves(node.body) + _arithmetic_leaves(node.orelse)
+        return arithmetic_leaves(node.body) + arithmetic_leaves(node.orelse)
     operands = _elementwise_sum(node)
     if operands is not None:
-        return [leaf for operand in operands for leaf in _arithmetic_leaves(operand)]
+        return [leaf for operand in operands for leaf in arithmetic_leaves(operand)]
     return [node]
 
 
@@ -2563,7 +2574,7 @@ class _Walker:
             # (rebinding a parameter's own name, ``pos_embed = torch.cat([prefix, pos_embed])``,
             # changes nothing the caller holds)
             outside = self._outside_target(key)
-            if outside is not None and any(dotted(leaf) == key for leaf in _arithmetic_leaves(value_node)):
+            if outside is not None and any(dotted(leaf) == key for leaf in arithmetic_leaves(value_node)):
                 self._effect(Effect("accumulate", outside, value, self.function.name, _sum_method(statement, key)))
         call = _strip_access(value_node)
         if type(call) is cst.IfExp:
@@ -2794,7 +2805,7 @@ class _Walker:
     ) -> bool:
         """``acc = acc + loss`` is an accumulation written out; ``ema = 0.9 * ema + 0.1 * feat``
         of a value that is not a loss is a state carried into the next iteration (True)."""
-        leaves = _arithmetic_leaves(value_node)
+        leaves = arithmetic_leaves(value_node)
         if not any(dotted(leaf) == key for leaf in leaves):
             if type(value_node) is cst.Call and _is_sum_of_list(value_node, key):
                 leaves = [element.value for element in value_node.args[0].value.elements]  # type: ignore[attr-defined]
@@ -2818,7 +2829,7 @@ class _Walker:
             previous = self.env.get(key, UNKNOWN)
             return previous.records_graph and not previous.double_backward and not self._is_loss_like(target)
         summed = any(dotted(term) == key for term in additive_terms(value_node))
-        if _decays_itself(statement, key):
+        if decays_itself(statement, key):
             # ``ema = 0.98 * ema + 0.02 * loss``: a moving average, even of a loss, is a state
             # each iteration computes from the last (its fix is at the update, not a total's)
             return True
@@ -3054,7 +3065,7 @@ class _Walker:
         """``cov[:, 0] = m * c + (1 - m) * cov[:, 0]``: a tensor's slot computed from its own
         previous content is an in-place update of that tensor, so the tensor carries every
         write's graph into the next one (a carried state, like ``cov.mul_(1 - m).add_(m * c)``)."""
-        if not any(_reads_slot(leaf, target) for leaf in _arithmetic_leaves(value_node)):
+        if not any(_reads_slot(leaf, target) for leaf in arithmetic_leaves(value_node)):
             return False
         if value.attached:
             self._binding(self.statement, key, ATTACHED, mentions(value_node), fed=True)
@@ -3068,7 +3079,7 @@ class _Walker:
     ) -> bool:
         """``stats[k] = stats[k] + loss`` accumulates into a slot; ``ema[k] = 0.9 * ema[k] + 0.1 * x``
         of a value that is not a loss carries the slot's graph into the next iteration."""
-        leaves = _arithmetic_leaves(value_node)
+        leaves = arithmetic_leaves(value_node)
         same = [leaf for leaf in leaves if _reads_slot(leaf, target)]
         if not same:
             return False
@@ -3504,11 +3515,12 @@ class _Walker:
                 walker.env[key] = parameter(index)
                 continue
             walker.parameters.append(key)
-            # ``self``; ``memory_bank: MemoryBankNCE`` (a class of the file or the project); or
-            # ``train(model, ...)`` where every call passes a ``Net``
+            # ``self``; ``train(model, ...)`` where every call passes a ``Net`` (more precise than
+            # an annotation naming its base, ``model: BaseVAE``, whose methods may be stubs); or
+            # ``memory_bank: MemoryBankNCE`` (a class of the file or the project)
             instance = (
                 self._instance_of(cls) if index == 0 and cls is not None and key == "self"
-                else self._instance_of(_annotated_class(param)) or self._instance_of(self._argument_class(qualified, index))
+                else self._instance_of(self._argument_class(qualified, index)) or self._instance_of(_annotated_class(param))
                 or self._instance_of(_default_class(param))
                 or self._instance_of(class_by_reads(key))
             )
@@ -4868,7 +4880,7 @@ class _Walker:
                 # (inside a batch loop the effect is reported here, as ``_store`` does); a carry on
                 # ``self`` keeps the helper's statement, where its fix goes (``self._track(m, v)``)
                 helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and (
-                    effect.kind == "carry" or effect.kind == "accumulate" and _decays_itself(callee.effect_nodes.get(id(effect)), effect.target)
+                    effect.kind == "carry" or effect.kind == "accumulate" and decays_itself(callee.effect_nodes.get(id(effect)), effect.target)
                 ) else None
                 kind = effect.kind
                 if (

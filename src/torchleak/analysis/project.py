@@ -636,6 +636,7 @@ class ProjectIndex:
             externals.importer_facts = functools.cache(lambda: self._importer_facts(relative))  # one analysis per linted file
             externals.fixed_in_helper = self.fixed_in_helper
             externals.importers_calling = self.importers_calling
+            externals.importers_one_further = self.importers_one_further
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
@@ -742,6 +743,24 @@ class ProjectIndex:
                 if analysed is not None:
                     found.append(analysed[2])
         return found
+
+    def importers_one_further(self, key: str) -> list[FileFacts]:
+        """The analyses of the modules importing the modules that call ``key`` by name (a loop
+        one module further up, through a function of theirs: ``train.py`` calling
+        ``agent.step`` of ``dqn.py``, which calls ``stats.add_loss`` of ``utils.py``)."""
+        module = key.partition(":")[0]
+        callers = {facts.externals.path for facts in self.importers_calling(key) if facts.externals is not None}
+        found: dict[str, FileFacts] = {}
+        for caller in sorted(callers):
+            for outer, outline in self._importing(caller):
+                if outer == module or outer in found or outer in callers:
+                    continue
+                if outer not in self._analysed_importers:
+                    self._analysed_importers[outer] = self._analysed(outer, outline)
+                analysed = self._analysed_importers[outer]
+                if analysed is not None:
+                    found[outer] = analysed[2]
+        return list(found.values())
 
     def _calls_by_name(self, module: str) -> dict[str, Counter[str]]:
         """For each name a call names (``f(...)``, ``x.f(...)``), how many such calls each of

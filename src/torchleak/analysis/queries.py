@@ -13,7 +13,7 @@ from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSi
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, argument_at, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions,
+    DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions,
     own_returns, scope_of, stores_the_parameter, subtree,
 )
 
@@ -423,7 +423,10 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
         if any(effect.kind in ("store", "accumulate") and effect.where == function.name and keeps_in_one_place(function.summary, effect) for effect in function.summary.effects)
     }
     candidates = {key for key in candidates if externals.fixed_in_helper(key)}
-    importers = {id(facts): facts for key in sorted(candidates) for facts in externals.importers_calling(key)}
+    importers = {
+        id(facts): facts for key in sorted(candidates)
+        for facts in [*externals.importers_calling(key), *externals.importers_one_further(key)]
+    }
     for importer in importers.values():
         for event, loop in held_across_iterations(importer, double_backward=double_backward, as_importer=True):
             helper = helpers.get(event.helper) if event.helper in candidates else None
@@ -661,6 +664,25 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                 break
 
 
+def averaged_operand(facts: FileFacts, binding: Binding) -> Optional[Accumulation]:
+    """``ema = 0.98 * ema + 0.02 * loss``: the one attached operand a moving average folds in,
+    as the accumulation whose fix is also the average's (``loss.item()``)."""
+    assign = single_assign(binding.node)
+    if binding.in_callee or assign is None or not decays_itself(binding.node, binding.key):
+        return None
+    derived = binding.function.derived_from({binding.key})
+    if derived & set(binding.function.returned_keys) or any(derived & call.mentions for call in binding.function.backwards):
+        return None  # the average takes part in a loss or an output: a detached operand would change a gradient
+    leaves = [
+        leaf for leaf in arithmetic_leaves(assign.value)
+        if dotted(leaf) != binding.key and (value := facts.values.get(id(leaf))) is not None and value.attached
+    ]
+    if len(leaves) != 1:
+        return None
+    target = assign.targets[0].target
+    return Accumulation(binding.node, binding.seq, binding.loop, binding.function, target, binding.key, "=", leaves[0], facts.values[id(leaves[0])])
+
+
 def carried_where_fixed(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
     """``carried_state``, with each state another module's helper carries from what it is
     given, the project's only call of it, reported in that helper (by its module's lint:
@@ -695,16 +717,41 @@ def _carried_for_importers(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
         if not externals.fixed_in_helper(key):
             continue
         helper, effect, statement = carries[key]
-        for importer in externals.importers_calling(key):
+        for importer in [*externals.importers_calling(key), *externals.importers_one_further(key)]:
             for loop, binding in carried_state(importer):
                 if binding.helper != key or id(statement) in reported:
                     continue
                 reported.add(id(statement))
                 caller = f"{externals.shown(importer.externals.path if importer.externals else '')}'s {binding.function.name}"
                 yield loop, replace(
-                    binding, node=statement, function=helper, key=effect.target, in_callee=helper.name, helper="",
+                    binding, node=statement, function=helper, key=_named_target(helper, effect.target), in_callee=helper.name, helper="",
                     via=f"{helper.name} is given it by {caller} every iteration",
                 )
+
+
+def _named_target(function: Function, target: str) -> str:
+    """``target`` for an effect on ``arg0`` (``arg0.weight``): the parameter's own name."""
+    head, dot, rest = target.partition(".")
+    if head.startswith("arg") and head[3:].isdigit():
+        parameters = [name for name in function.summary.parameters if name not in ("self", "cls")]
+        index = int(head[3:])
+        if index < len(function.summary.parameters):
+            return function.summary.parameters[index] + dot + rest
+        if index < len(parameters):
+            return parameters[index] + dot + rest
+    return target
+
+
+def _started_in_each_call(function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
+    """A loop of a function (not nested in another of its loops, no optimizer step inside) whose
+    state is a local started in the call before the loop: however long the chain it builds, it
+    ends with the call."""
+    if loop.has_optimizer_step or loop.parent is not None or isinstance(function.node, cst.Module) or "." in key:
+        return False
+    return any(
+        other.seq < loop.start and (not other.value.attached or (key not in other.mentions and not other.fed_to_call))
+        for other in rebinds
+    )
 
 
 def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
@@ -714,8 +761,10 @@ def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loo
     through weights changed since, so such a loop is no unroll."""
     if loop.has_optimizer_step or loop.parent is not None or isinstance(function.node, cst.Module):
         return False
-    if not any(other.seq < loop.start and not other.value.attached for other in rebinds):
-        return False  # (the state must start in the call: a parameter's value comes from the caller)
+    if not _started_in_each_call(function, key, loop, rebinds):
+        # (the state must start in the call: a parameter's value comes from the caller; a local
+        # computed before the loop from other values, ``h = start.detach() + proj(obs)``, starts here)
+        return False
     evidence = facts.evidence
     name = function.name
     backwarded = evidence is not None and name in evidence.backwarded_results or name in facts.backwarded_by_importers

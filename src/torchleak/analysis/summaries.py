@@ -293,6 +293,9 @@ class Externals:
     fixed_in_helper: Callable[[str], bool] = lambda key: False
     #: The analyses of the modules importing this file that call one of its helpers by name.
     importers_calling: Callable[[str], Sequence[Any]] = lambda key: ()
+    #: The analyses of the modules importing those (a loop of ``train.py`` calling
+    #: ``agent.step``, which hands the loss to this file's ``TrainingStats.add_loss``).
+    importers_one_further: Callable[[str], Sequence[Any]] = lambda key: ()
 
     def shown(self, origin: str) -> str:
         """``utils.py:25`` for ``scripts/utils.py:25`` seen from ``scripts/``."""

@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-import libcst as cst
-
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
 from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
-from torchleak.analysis.escape import uses
-from torchleak.edits import code, detach_fix, evidence, method_call
-from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
+from torchleak.edits import accumulation_fix, evidence
+from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
 class AccumulatedLoss(Rule):
@@ -84,18 +81,6 @@ class AccumulatedLoss(Rule):
                 running = running + loss * x.size(0)  # TLK101
             """,
             "written out as an assignment, with arithmetic around the loss",
-        ),
-        Flagged(
-            """
-            import torch.nn.functional as F
-            ema = 0.0
-            for x, y in loader:
-                loss = F.mse_loss(net(x), y)
-                loss.backward()
-                optimizer.step()
-                ema = 0.98 * ema + 0.02 * loss  # TLK101
-            """,
-            "an exponential moving average for the progress bar",
         ),
         Flagged(
             """
@@ -383,25 +368,3 @@ def _advice(value: str, given: Value | None, via: str) -> str:
         # handed to a helper, and not known to be one tensor: it may be a dict of them
         return f"pass {value}.item() (or .item() of each tensor it holds)"
     return f"accumulate {value}.item() (or {value}.detach())"
-
-
-def accumulation_fix(facts: FileFacts, event: Accumulation) -> Fix | None:
-    """``acc += loss`` becomes ``acc += loss.item()`` where that provably changes nothing but the
-    leak (a one-element tensor summed into a local only ever read as a number), else
-    ``acc += loss.detach()`` (safe where the accumulator stays in the function). None where a
-    helper sums what it computes itself: the fix goes into the helper."""
-    value, target = event.value_node, event.target
-    if event.via and value is event.node:
-        return None
-    known = evidence(facts, event.function)
-    if isinstance(target, cst.Name) and not isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict)) and known.tensor(value):
-        used = uses(facts, event.function, target.value)
-        if used.number_only and (known.one_element(value) or used.one_element):
-            new = method_call(value, "item")
-            return Fix(
-                "safe",
-                f"accumulate '{code(new)}' instead of '{code(value)}'",
-                (Edit(value, new),),
-                reason=f"'{code(value)}' is a one-element tensor and '{target.value}' is only ever read as a number",
-            )
-    return detach_fix(facts, event)

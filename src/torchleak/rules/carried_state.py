@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_where_fixed, history_keeping_reset, state_kind, statement_text, sums_into_itself, uncalled_reset
-from torchleak.edits import state_fix_edit
+from torchleak.analysis.queries import (
+    averaged_operand, carried_where_fixed, history_keeping_reset, item_fix, state_kind, statement_text, sums_into_itself, uncalled_reset,
+)
+from torchleak.edits import accumulation_fix, evidence, state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
@@ -190,6 +192,19 @@ class CarriedState(Rule):
                 update_ema(model, ema_model)
             """,
             "an EMA teacher updated in place from the student's parameters, outside torch.no_grad()",
+        ),
+        Flagged(
+            """
+            import torch.nn.functional as F
+            ema = 0.0
+            for x, y in loader:
+                loss = F.mse_loss(net(x), y)
+                loss.backward()
+                optimizer.step()
+                ema = 0.98 * ema + 0.02 * loss  # TLK103
+            """,
+            "a moving average of the loss for the progress bar: each value is computed from the last "
+            "(a plain running total, total = total + loss, is TLK101)",
         ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
@@ -387,6 +402,12 @@ class CarriedState(Rule):
                 fix = f"call {reset.rsplit('.', 1)[-1]}() once per training iteration (nothing in the file calls {reset})"
             elif not trains:
                 fix = "nothing backwards it here: run the loop under torch.no_grad() (or torch.inference_mode())"
+            elif (averaged := averaged_operand(facts, binding)) is not None:
+                value = item_fix(facts, averaged.value_node)
+                if evidence(facts, binding.function).one_element(averaged.value_node):
+                    fix = f"average {value}.item() instead (or {value}.detach())"
+                else:
+                    fix = f"average {value}.detach() instead"
             elif _starts_as_leaf(binding):
                 fix = f"start each iteration from a fresh leaf: {key} = {key}.detach().requires_grad_()"
             elif state_kind(binding) is Kind.TENSOR:
@@ -394,7 +415,7 @@ class CarriedState(Rule):
             elif state_kind(binding) is Kind.TUPLE:
                 fix = f"detach it each iteration: {key} = tuple(t.detach() for t in {key})"
             else:
-                fix = f"detach it (each tensor it holds) at the start of each iteration"
+                fix = "detach it (each tensor it holds) at the start of each iteration"
             if _names_a_file(binding.via):
                 where = f" ({binding.via})"  # another module's helper updates it: name its file
             fields = {"key": key, "where": where, "consequence": consequence, "fix": fix}
@@ -404,6 +425,9 @@ class CarriedState(Rule):
         binding, loop = report.event, report.loop
         if not isinstance(binding, Binding) or loop is None:
             return None
+        averaged = averaged_operand(facts, binding) if _trains(facts, loop, binding) else None
+        if averaged is not None:
+            return accumulation_fix(facts, averaged)  # (the same edit as a sum's: ``loss.item()``)
         if binding.in_callee or binding.keeps_history or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
             return None  # the edit is not a detach at the top of this loop
         if uncalled_reset(facts, loop, binding.key) is not None:

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, FileFacts, Loop
+from torchleak.analysis.facts import BackwardCall, FileFacts
 from torchleak.analysis.names import dotted
 from torchleak.analysis.queries import graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text, unstepped_pre_loop_graph
 from torchleak.edits import keyword_edit

@@ -557,8 +557,7 @@ class _Parts:
     """A module cut into components (``analysis/components.py``): the top-level statements a
     function or class of it is summarised from, when an importer asks for that name only."""
 
-    source: str
-    tree: ast.Module
+    #: (not the text or tree: a process may cut hundreds of modules; ``_text_and_tree`` reads them)
     segments: tuple[Segment, ...]
     partition: Partition
     #: A function or class defined once, at the top level -> its component (an index).
@@ -1009,7 +1008,7 @@ class ProjectIndex:
             names: list[list[str]] = [[] for _ in cut.components]
             for name, index in sorted(component_of.items()):
                 names[index].append(name)
-            found = _Parts(source, tree, segments, cut, component_of, names)
+            found = _Parts(segments, cut, component_of, names)
         self._parts[module] = found
         return found
 
@@ -1171,7 +1170,7 @@ class ProjectIndex:
         source, tree = whole_source, whole_tree = read
         parts = self._module_parts(module) if kept is not None else None
         if parts is not None and kept is not None:
-            source, tree = _blanked(parts, kept)
+            source, tree = _blanked(whole_source, whole_tree, parts, kept)
         try:
             parsed = parse_module(source)
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError):
@@ -1551,10 +1550,10 @@ def _qualified(value: Value, path: str, local_classes: Mapping[str, cst.ClassDef
     return replace(value, elements=elements, cls=cls) if (cls != value.cls or elements != value.elements) else value
 
 
-def _blanked(parts: _Parts, kept: frozenset[int]) -> tuple[str, ast.Module]:
+def _blanked(source: str, tree: ast.Module, parts: _Parts, kept: frozenset[int]) -> tuple[str, ast.Module]:
     """The module's text with the segments not ``kept`` blanked (each line left empty), and an
     ``ast`` of the kept statements (their line numbers unchanged)."""
-    lines = io.StringIO(parts.source, newline="").readlines()
+    lines = io.StringIO(source, newline="").readlines()
     for position, segment in enumerate(parts.segments):
         if position not in kept:
             first = segment.first_line - 1
@@ -1562,7 +1561,7 @@ def _blanked(parts: _Parts, kept: frozenset[int]) -> tuple[str, ast.Module]:
                 line = lines[index]
                 lines[index] = line[len(line.rstrip("\r\n")):] or "\n"
     statements = [
-        statement for statement in parts.tree.body
+        statement for statement in tree.body
         if segment_at(parts.segments, statement.lineno) in kept
     ]
     return "".join(lines), ast.Module(body=statements, type_ignores=[])

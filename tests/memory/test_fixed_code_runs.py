@@ -144,7 +144,8 @@ env, obs = Env(), torch.randn(4)
     "a per-batch helper's backward, and a module of the file that carries a context vector in its "
     "forward (the trainer does not name the model's class)": Harness("loader = [torch.randn(4, 16) for _ in range(3)]"),
     "written out as an assignment, with arithmetic around the loss": Harness(),
-    "an exponential moving average for the progress bar": Harness(
+    "a moving average of the loss for the progress bar: each value is computed from the last "
+    "(a plain running total, total = total + loss, is TLK101)": Harness(
         "loader = [(torch.randn(4, 8), torch.randn(4, 8)) for _ in range(3)]"
     ),
     "an evaluation loop without torch.no_grad(): every batch's activations stay alive": Harness(

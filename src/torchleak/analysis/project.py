@@ -608,7 +608,7 @@ class ProjectIndex:
         self._method_files: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
         self._calls_by_module: dict[str, dict[str, Counter[str]]] = {}
-        self._analysed_importers: dict[str, Optional[tuple[cst.Module, ast.Module, FileFacts, Externals]]] = {}
+        self._analysed_importers: dict[str, Optional[FileFacts]] = {}
         self._prefiltered: dict[str, bool] = {}
         self._parts: dict[str, Optional[_Parts]] = {}
         self._source_of: Optional[dict[str, str]] = None
@@ -736,12 +736,17 @@ class ProjectIndex:
         found: list[FileFacts] = []
         for importer, outline in self._importing(module):
             if importer in callers or called == "__call__":
-                analysed = self._analysed_importers.get(importer)
-                if importer not in self._analysed_importers:
-                    analysed = self._analysed_importers[importer] = self._analysed(importer, outline)
+                analysed = self._importer_analysis(importer, outline)
                 if analysed is not None:
-                    found.append(analysed[2])
+                    found.append(analysed)
         return found
+
+    def _importer_analysis(self, importer: str, outline: _Outline) -> Optional[FileFacts]:
+        """The analysis of a module importing a linted one, made once per process."""
+        if importer not in self._analysed_importers:
+            analysed = self._analysed(importer, outline)
+            self._analysed_importers[importer] = analysed[2] if analysed is not None else None
+        return self._analysed_importers[importer]
 
     def importers_one_further(self, key: str) -> list[FileFacts]:
         """The analyses of the modules importing the modules that call ``key`` by name (a loop
@@ -754,11 +759,9 @@ class ProjectIndex:
             for outer, outline in self._importing(caller):
                 if outer == module or outer in found or outer in callers:
                     continue
-                if outer not in self._analysed_importers:
-                    self._analysed_importers[outer] = self._analysed(outer, outline)
-                analysed = self._analysed_importers[outer]
+                analysed = self._importer_analysis(outer, outline)
                 if analysed is not None:
-                    found[outer] = analysed[2]
+                    found[outer] = analysed
         return list(found.values())
 
     def _calls_by_name(self, module: str) -> dict[str, Counter[str]]:
@@ -969,13 +972,8 @@ class ProjectIndex:
         the modules it imports in turn."""
         if module in self._entries or module in self._open or module in self._pending:
             return self._summary(module)
-        alias = module + _PART + name
-        entry = self._entries.get(alias) or self._load(alias)
-        if entry is not None:
-            if self._active:
-                self._active[-1].deps.update(entry.deps)
-            return entry.summary
-        return self._summary(self._part_key(module, name))
+        known = self._known(module + _PART + name)
+        return known if known is not None else self._summary(self._part_key(module, name))
 
     def _part_key(self, module: str, name: str) -> str:
         """The key of ``name``'s part of ``module`` (named by the first of its names), or
@@ -1016,11 +1014,9 @@ class ProjectIndex:
         """The summary of ``module`` (or of a part of it: ``_summary_for``): from memory, the
         disk cache, or computed now (a module of a cycle being computed gives what it has so
         far)."""
-        entry = self._entries.get(module) or self._load(module)
-        if entry is not None:
-            if self._active:
-                self._active[-1].deps.update(entry.deps)
-            return entry.summary
+        known = self._known(module)
+        if known is not None:
+            return known
         frame = self._open.get(module) or self._pending.get(module)
         if frame is not None:  # a cycle: what it has so far, and the reader joins the cycle
             if module in self._open:
@@ -1042,6 +1038,16 @@ class ProjectIndex:
                 active.truncated = True
             return ModuleSummary(_module_of(module))
         return self._compute(module)
+
+    def _known(self, key: str) -> Optional[ModuleSummary]:
+        """The summary made for ``key`` (a module or a part), from memory or the disk cache; the
+        summary being computed now depends on its files."""
+        entry = self._entries.get(key) or self._load(key)
+        if entry is None:
+            return None
+        if self._active:
+            self._active[-1].deps.update(entry.deps)
+        return entry.summary
 
     def _load(self, module: str) -> Optional[_Entry]:
         blob = self._blob(module)

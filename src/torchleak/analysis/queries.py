@@ -11,7 +11,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
 from torchleak.analysis.names import dotted
-from torchleak.analysis.summaries import Effect
+from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
     DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions,
     own_returns, scope_of, stores_the_parameter, subtree,
@@ -423,17 +423,13 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
         if any(effect.kind in ("store", "accumulate") and effect.where == function.name and keeps_in_one_place(function.summary, effect) for effect in function.summary.effects)
     }
     candidates = {key for key in candidates if externals.fixed_in_helper(key)}
-    importers = {
-        id(facts): facts for key in sorted(candidates)
-        for facts in [*externals.importers_calling(key), *externals.importers_one_further(key)]
-    }
+    importers = {id(facts): facts for key in sorted(candidates) for facts in _importers_reaching(externals, key)}
     for importer in importers.values():
         for event, loop in held_across_iterations(importer, double_backward=double_backward, as_importer=True):
             helper = helpers.get(event.helper) if event.helper in candidates else None
             if helper is None:
                 continue
-            caller = f"{externals.shown(importer.externals.path if importer.externals else '')}'s {event.function.name}"
-            kept = _in_the_helper(importer, helper, event, loop, f"{helper.name} is given it by {caller} every iteration")
+            kept = _in_the_helper(importer, helper, event, loop, _given_by(externals, helper, importer, event.function))
             if kept is not None:
                 yield kept, loop
 
@@ -717,28 +713,35 @@ def _carried_for_importers(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
         if not externals.fixed_in_helper(key):
             continue
         helper, effect, statement = carries[key]
-        for importer in [*externals.importers_calling(key), *externals.importers_one_further(key)]:
+        for importer in _importers_reaching(externals, key):
             for loop, binding in carried_state(importer):
                 if binding.helper != key or id(statement) in reported:
                     continue
                 reported.add(id(statement))
-                caller = f"{externals.shown(importer.externals.path if importer.externals else '')}'s {binding.function.name}"
                 yield loop, replace(
                     binding, node=statement, function=helper, key=_named_target(helper, effect.target), in_callee=helper.name, helper="",
-                    via=f"{helper.name} is given it by {caller} every iteration",
+                    via=_given_by(externals, helper, importer, binding.function),
                 )
+
+
+def _importers_reaching(externals: Externals, key: str) -> list[FileFacts]:
+    """The analyses of the modules whose loops may reach the helper ``key`` of this file: those
+    calling it, and those importing them (``train.py`` calling ``agent.step``, which calls it)."""
+    return [*externals.importers_calling(key), *externals.importers_one_further(key)]
+
+
+def _given_by(externals: Externals, helper: Function, importer: FileFacts, caller: Function) -> str:
+    """``Logger.log is given it by train.py's main every iteration``."""
+    path = importer.externals.path if importer.externals else ""
+    return f"{helper.name} is given it by {externals.shown(path)}'s {caller.name} every iteration"
 
 
 def _named_target(function: Function, target: str) -> str:
     """``target`` for an effect on ``arg0`` (``arg0.weight``): the parameter's own name."""
     head, dot, rest = target.partition(".")
-    if head.startswith("arg") and head[3:].isdigit():
-        parameters = [name for name in function.summary.parameters if name not in ("self", "cls")]
-        index = int(head[3:])
-        if index < len(function.summary.parameters):
-            return function.summary.parameters[index] + dot + rest
-        if index < len(parameters):
-            return parameters[index] + dot + rest
+    parameters = function.summary.parameters  # (``arg<i>`` counts ``self``, as the walk names them)
+    if head.startswith("arg") and head[3:].isdigit() and int(head[3:]) < len(parameters):
+        return parameters[int(head[3:])] + dot + rest
     return target
 
 

@@ -1234,7 +1234,8 @@ def keeps_in_one_place(summary: Summary, effect: Effect) -> bool:
 def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Function]) -> str:
     """``utils.py:Logger.log`` for a call of another module's helper that keeps what it is
     given in one place (so that, when nothing else in the project calls it, the fix is that
-    line of the helper: ``queries.fixed_in_imported_helper``); else ""."""
+    line of the helper: ``queries.helper_fixing``); else "". Several keys, separated by
+    ``HELPER_SEPARATOR``, when the fix may go in either."""
     if callee is not None or not summary.module:
         return ""
     if effect.where == summary.name:
@@ -1245,7 +1246,26 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     module = effect.origin.rpartition(":")[0]
     same = [other for other in summary.effects if (other.kind, other.where, other.target) == (effect.kind, effect.where, effect.target)]
     further = module and module != summary.module  # (a helper of the called function's own module: reported at the call)
-    return f"{module}:{effect.where}" if further and effect.where and len(same) == 1 and not effect.value.params else ""
+    candidates = [f"{module}:{effect.where}"] if further and effect.where and len(same) == 1 and not effect.value.params else []
+    if computed_and_handed_on(summary, effect):
+        # what the called function computes and hands on to a helper that keeps it
+        # (``meters["loss"].update(loss)`` in engine.py's per-batch ``train_step``): its own
+        # statement, when that helper is called from elsewhere too
+        candidates.append(summary.key)
+    return HELPER_SEPARATOR.join(candidates)
+
+
+#: Between the keys of ``Accumulation.helper`` (and the others'): the helpers where the fix may
+#: go, the first whose module reports it first (``queries.helper_fixing``).
+HELPER_SEPARATOR: Final = ";"
+
+
+def computed_and_handed_on(summary: Summary, effect: Effect) -> bool:
+    """The function computes what ``effect`` keeps (nothing of its arguments) and hands it to
+    the helper that keeps it, once: the fix is at that call, in the function."""
+    if effect.kind not in ("store", "accumulate") or effect.value.params or effect.where == summary.name:
+        return False
+    return sum(1 for other in summary.effects if (other.kind, other.where, other.target) == (effect.kind, effect.where, effect.target)) == 1
 
 
 def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
@@ -2172,6 +2192,8 @@ class _Walker:
             summary.attribute_flows = tuple(_attribute_flows(self.function)) if self.function.cls is not None else ()
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
+            if summary.calls_backward:
+                summary.backwarded_parameters = _backwarded_parameters(self.function)
         if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
             per_call = [
                 {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
@@ -4514,8 +4536,9 @@ class _Walker:
 
     def _injected(self, owner: cst.BaseExpression) -> bool:
         """``owner`` is a parameter of this function, or an attribute of ``self`` that the
-        class's ``__init__`` sets from one of its parameters."""
-        key = dotted(owner)
+        class's ``__init__`` sets from one of its parameters, or an element of one
+        (``meters["loss"]`` of a dict of meters the caller builds)."""
+        key = dotted(owner) or _element_owner(owner)
         if key is None:
             return False
         iterated = self._loop_iterable(key)
@@ -4605,8 +4628,9 @@ class _Walker:
             # what it is given (a sum returned to it is consumed), except arguments it replaces
             # by a detached copy before anything else (``x = x.detach().requires_grad_()``).
             given = frozenset(mentions(node))
-            if callee is not None:
+            if callee is not None or summary.backwarded_parameters is not None:
                 given = self._given_to_backward(node, summary, callee)
+            if callee is not None:
                 bound_here = {binding.key for binding in self.function.bindings}
                 for key in given:  # ``self.put_gradients(total)``: what the loss ``total`` came from reaches a backward
                     looked = self._lookup(key)
@@ -4630,6 +4654,12 @@ class _Walker:
         per_batch_callee = summary.name.rsplit(".", 1)[-1] in vocab.PER_BATCH_METHODS or summary.per_batch
         if not per_batch_callee:
             self._apply_effects(node, summary, bound, callee)
+        elif any(argument_position(effect.target) is not None for effect in summary.effects):
+            # A per-batch method reports what it keeps on ``self`` in its own body; what it keeps
+            # in an object its caller gives it (``meters.update(loss)`` on a parameter) outlives
+            # the call only as long as the caller keeps that object: reported here.
+            given = [effect for effect in summary.effects if argument_position(effect.target) is not None]
+            self._apply_effects(node, replace(summary, effects=given), bound, callee)
         self._transfer_attribute_flows(node, summary)
         if callee is not None and callee.grad_resets:
             # ``self.begin()`` whose body runs ``opt.zero_grad()``: a reset here, as if inlined
@@ -4678,14 +4708,11 @@ class _Walker:
                 return True
         return False
 
-    def _given_to_backward(self, node: cst.Call, summary: Summary, callee: Function) -> frozenset[str]:
+    def _given_to_backward(self, node: cst.Call, summary: Summary, callee: Optional[Function]) -> frozenset[str]:
         """What a call of a helper that backwards hands to that backward: the names its
-        arguments mention, less those of arguments the helper first rebinds to a value without
-        graph (no graph of the caller's flows through them)."""
-        cut = _parameters_cut_on_entry(callee)
-        # (a list the helper only appends its outputs to, ``step(model, batch, all_logits)``,
-        # flows into nothing it differentiates)
-        reaching = callee.sources_of(callee.backward_mentions) | callee.backward_mentions
+        arguments mention, less those of the parameters whose values never reach it
+        (``_backwarded_parameters``; another module's helper says which in its summary)."""
+        backwarded = _backwarded_parameters(callee) if callee is not None else summary.backwarded_parameters
         offset = 1 if _binds_self(node, summary) else 0
         names = list(summary.parameters)
         given: set[str] = set(mentions(node.func))
@@ -4697,11 +4724,7 @@ class _Walker:
             index = names.index(arg.keyword.value) if arg.keyword is not None and arg.keyword.value in names else position
             if arg.keyword is None:
                 position += 1
-            name = names[index].lstrip("*") if index < len(names) else None
-            unused = name is not None and not names[index].startswith("*") and not any(
-                key == name or key.startswith(name + ".") for key in reaching
-            )
-            if index not in cut and not unused:
+            if backwarded is None or index >= len(names) or index in backwarded:
                 given |= mentions(arg.value)
         return frozenset(given)
 
@@ -5034,6 +5057,13 @@ class _Walker:
         if callee is None:
             return None
         if effect.where != callee.name:
+            # the callee's own call of the deeper helper, where what it computes is given away
+            # (``meters["loss"].update(loss)`` in a per-batch ``train_step``)
+            where = callee.effect_nodes.get(id(effect))
+            inside = {id(node) for node in subtree(where)} if where is not None else set()
+            given = next((event for event in callee.accumulations if id(event.node) in inside), None)
+            if given is not None:
+                return given
             deeper = [function for function in self.context.facts.functions if function.name == effect.where]
             own = [event for function in deeper for event in function.accumulations if not event.via] if len(deeper) == 1 else []
             return own[0] if len(own) == 1 else None
@@ -5382,6 +5412,22 @@ _NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "rou
 _VALUES_AND_INDICES = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin", "max", "min", "median", "nanmedian"})
 #: The named fields of their results (``torch.return_types``): position in the tuple.
 _VALUES_INDICES_FIELDS = {"values": 0, "indices": 1}
+
+
+def _backwarded_parameters(function: Function) -> frozenset[int]:
+    """Positions of the parameters whose values may reach a backward the function runs: not
+    one it first rebinds to a value without graph (``_parameters_cut_on_entry``), nor one none
+    of what it differentiates comes from (a list it only appends its outputs to, ``step(model,
+    batch, all_logits)``, or a meter it updates)."""
+    cut = _parameters_cut_on_entry(function)
+    reaching = function.sources_of(function.backward_mentions) | function.backward_mentions
+    found: set[int] = set()
+    for index, parameter in enumerate(function.summary.parameters):
+        name = parameter.lstrip("*")
+        used = parameter.startswith("*") or any(key == name or key.startswith(name + ".") for key in reaching)
+        if index not in cut and used:
+            found.add(index)
+    return frozenset(found)
 
 
 def _parameters_cut_on_entry(callee: Function) -> set[int]:

@@ -57,7 +57,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 10
+SCHEMA: Final = 11
 #: Larger modules are not summarised (a bound on cold-cache cost): in 68 public training
 #: repositories one Python file exceeds 100 KB; in the pinned corpus of libraries, 16 files
 #: exceed 150 KB (transformers' modeling_utils.py, generation/utils.py, ...), and summarising
@@ -697,6 +697,8 @@ class ProjectIndex:
         by_name: Counter[str] = self._calls_by_name(module).get(called, Counter())
         if not by_name and called != "__call__":
             return False
+        if called != "__call__" and set(by_name) == {module}:
+            return False  # no importer the index finds calls it: its module could not report it
         if sum(by_name.values()) != 1 or called == "__call__":  # (``stopper(loss)`` names no method)
             # more than one call names it: count those the importers' analyses resolve to it
             # (and every one in its own module)

@@ -13,7 +13,7 @@ from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSi
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions,
+    DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, computed_and_handed_on, HELPER_SEPARATOR,
     own_returns, scope_of, stores_the_parameter, subtree,
 )
 
@@ -332,7 +332,7 @@ def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterato
         for event in events:
             if event.value.double_backward != double_backward:
                 continue
-            if event.helper and not as_importer and externals is not None and externals.fixed_in_helper(event.helper):
+            if event.helper and not as_importer and externals is not None and helper_fixing(externals, event.helper):
                 continue
             loop = leaking_loop(event, facts)
             if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
@@ -409,6 +409,12 @@ def keeps_several(facts: FileFacts, event: Held) -> bool:
     )
 
 
+def helper_fixing(externals: Externals, helper: str) -> str:
+    """Of the helpers an event names (``Accumulation.helper``), the one whose module reports
+    it, at its own statement (``ProjectIndex.fixed_in_helper``); "" when none does."""
+    return next((key for key in helper.split(HELPER_SEPARATOR) if externals.fixed_in_helper(key)), "")
+
+
 def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tuple[Held, Loop]]:
     """A helper of this file that keeps what it is given in one place (``self.history.append(value)``),
     called once in the whole project, by another module, in a loop that leaks through it
@@ -420,26 +426,38 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
     helpers = {f"{externals.path}:{function.summary.key}": function for function in facts.functions}
     candidates = {
         key for key, function in helpers.items()
-        if any(effect.kind in ("store", "accumulate") and effect.where == function.name and keeps_in_one_place(function.summary, effect) for effect in function.summary.effects)
+        if any(
+            effect.kind in ("store", "accumulate")
+            and (effect.where == function.name and keeps_in_one_place(function.summary, effect) or computed_and_handed_on(function.summary, effect))
+            for effect in function.summary.effects
+        )
     }
     candidates = {key for key in candidates if externals.fixed_in_helper(key)}
     importers = {id(facts): facts for key in sorted(candidates) for facts in _importers_reaching(externals, key)}
     for importer in importers.values():
         for event, loop in held_across_iterations(importer, double_backward=double_backward, as_importer=True):
-            helper = helpers.get(event.helper) if event.helper in candidates else None
+            fixing = helper_fixing(externals, event.helper) if event.helper else ""
+            helper = helpers.get(fixing) if fixing in candidates else None
             if helper is None:
                 continue
-            kept = _in_the_helper(importer, helper, event, loop, _given_by(externals, helper, importer, event.function))
+            kept = _in_the_helper(
+                importer, helper, event, loop, _given_by(externals, helper, importer, event.function), _caller(externals, importer, event.function)
+            )
             if kept is not None:
                 yield kept, loop
 
 
-def _in_the_helper(facts: FileFacts, helper: Function, event: Held, loop: Loop, given: str) -> Optional[Held]:
+def _in_the_helper(facts: FileFacts, helper: Function, event: Held, loop: Loop, given: str, caller: str = "") -> Optional[Held]:
     """The helper's own statement behind ``event`` (a call of it, in ``facts``), as the event to
-    report: what the call passes, in the loop that passes it."""
+    report: what the call passes, in the loop that passes it (``caller``: that loop's function,
+    ``train.py's main``, for a helper of another module)."""
     own = _own_event(helper, event)
     if own is None:
         return None
+    if own.via and caller:
+        # what the helper computes and hands to one further down that keeps it: fixed here, as in
+        # a loop of its own (``meters["loss"].update(loss)`` in a per-batch ``train_step``)
+        return replace(own, loop=loop, via=f"{own.via}, and {caller} runs {helper.name} every iteration")
     if isinstance(own, Store):
         # (the parameter itself kept: what the caller passed says whether it holds several tensors)
         several = keeps_several(facts, event) and stores_the_parameter(helper, own.value_node)
@@ -451,6 +469,14 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
     """The helper's own statement that keeps what the importer's ``event`` passed it."""
     kind = "store" if isinstance(event, Store) else "accumulate"
     for effect in helper.summary.effects:
+        if effect.kind == kind and computed_and_handed_on(helper.summary, effect) and event.via.startswith(effect.where + " "):
+            # (its call of the helper further down that keeps it: the event the helper recorded there)
+            statement = helper.effect_nodes.get(id(effect))
+            inside = {id(node) for node in subtree(statement)} if statement is not None else set()
+            own = next((other for other in [*helper.accumulations, *helper.stores] if id(other.node) in inside), None)
+            if own is not None:
+                return own
+            continue
         if effect.kind != kind or effect.where != helper.name or not keeps_in_one_place(helper.summary, effect):
             continue
         statement = helper.effect_nodes.get(id(effect))
@@ -685,7 +711,7 @@ def carried_where_fixed(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
     ``_carried_for_importers``) rather than at the call, as for what a helper keeps."""
     externals = facts.externals
     for loop, binding in carried_state(facts):
-        if binding.helper and externals is not None and externals.fixed_in_helper(binding.helper):
+        if binding.helper and externals is not None and helper_fixing(externals, binding.helper):
             continue
         yield loop, binding
     yield from _carried_for_importers(facts)
@@ -715,7 +741,7 @@ def _carried_for_importers(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
         helper, effect, statement = carries[key]
         for importer in _importers_reaching(externals, key):
             for loop, binding in carried_state(importer):
-                if binding.helper != key or id(statement) in reported:
+                if not binding.helper or helper_fixing(externals, binding.helper) != key or id(statement) in reported:
                     continue
                 reported.add(id(statement))
                 yield loop, replace(
@@ -732,8 +758,13 @@ def _importers_reaching(externals: Externals, key: str) -> list[FileFacts]:
 
 def _given_by(externals: Externals, helper: Function, importer: FileFacts, caller: Function) -> str:
     """``Logger.log is given it by train.py's main every iteration``."""
+    return f"{helper.name} is given it by {_caller(externals, importer, caller)} every iteration"
+
+
+def _caller(externals: Externals, importer: FileFacts, caller: Function) -> str:
+    """``train.py's main``."""
     path = importer.externals.path if importer.externals else ""
-    return f"{helper.name} is given it by {externals.shown(path)}'s {caller.name} every iteration"
+    return f"{externals.shown(path)}'s {caller.name}"
 
 
 def _named_target(function: Function, target: str) -> str:

@@ -133,6 +133,10 @@ class Summary:
     #: (``def regression(self, data, track_gradient=True): with torch.set_grad_enabled(track_gradient):``):
     #: a call passing ``False`` there computes nothing attached.
     grad_parameter: Optional[int] = None
+    #: Of a function that backwards: the parameter positions whose values may reach that
+    #: backward (a meter or a list it is given, and only updates, are not among them); None
+    #: when not known (it runs no backward itself, or was summarised without its body).
+    backwarded_parameters: Optional[frozenset[int]] = None
 
     @property
     def key(self) -> str:
@@ -156,6 +160,7 @@ class Summary:
             "accumulated_parameters": sorted(self.accumulated_parameters),
             "retain_parameter": self.retain_parameter,
             "grad_parameter": self.grad_parameter,
+            "backwarded_parameters": None if self.backwarded_parameters is None else sorted(self.backwarded_parameters),
         }
 
     @classmethod
@@ -172,6 +177,8 @@ class Summary:
             returned_unchanged=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("returned_unchanged", []))),
             retain_parameter=None if data.get("retain_parameter") is None else int(cast(int, data["retain_parameter"])),
             grad_parameter=None if data.get("grad_parameter") is None else int(cast(int, data["grad_parameter"])),
+            backwarded_parameters=None if data.get("backwarded_parameters") is None
+            else frozenset(int(cast(int, i)) for i in cast(list[object], data["backwarded_parameters"])),
             accumulated_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("accumulated_parameters", []))),
             attribute_flows=tuple(
                 (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))

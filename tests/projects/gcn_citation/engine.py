@@ -21,7 +21,7 @@ def train_step(model, optimizer, features, adj, labels, idx_train, idx_val, pena
     # fastmode: validation numbers come from the training forward pass
     loss_val = node_nll(output, labels, idx_val)
     acc_val = accuracy(output[idx_val], labels[idx_val])
-    meters['loss'].update(loss_train, n=len(idx_train))  # known-miss: TLK101
+    meters['loss'].update(loss_train, n=len(idx_train))  # expect: TLK101
     meters['acc'].update(acc_train.item(), n=len(idx_train))
     return {
         'loss_train': loss_value(loss_train),  # CLEAN: helper returns loss.item()

@@ -55,7 +55,7 @@ class KGEModel(nn.Module):
         positive_sample, negative_sample, subsampling_weight, mode = next(train_iterator)
         negative_score = model((positive_sample, negative_sample), mode=mode)
         if hard_queue is not None:
-            hard_queue.push(negative_score)  # known-miss: TLK102
+            hard_queue.push(negative_score)  # expect: TLK102
             temp = hard_queue.temperature(args.adversarial_temperature)
         else:
             temp = args.adversarial_temperature

@@ -7576,3 +7576,74 @@ class TestRoundTwentyOneShapes:
                         self.train_step(batch)
         """
         assert self.findings(src) == []
+
+
+class TestRoundTwentyThreeShapes:
+    """Session 29: what a per-batch function keeps in the objects its caller hands it."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    METER = """
+        import torch
+        import torch.nn as nn
+
+
+        class AverageMeter:
+            def __init__(self):
+                self.sum = 0
+                self.count = 0
+
+            def update(self, val, n=1):
+                self.sum += val * n
+                self.count += n
+
+
+        def train_step(model, opt, x, y, meters):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            meters.update(loss, n=len(x))
+            return loss.item()
+
+
+        def main(batches):
+            model = nn.Linear(3, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            meters = AverageMeter()
+            for x, y in batches:
+                train_step(model, opt, x, y, meters)
+            return meters
+    """
+
+    def test_a_per_batch_function_summing_into_a_meter_its_caller_keeps_is_reported_where_it_computes_the_value(self) -> None:
+        # (``train_step`` is walked as a per-batch method: its locals die each call, but the meter
+        # is its caller's, kept across the caller's loop)
+        found = self.findings(self.METER)
+        assert [(line, code) for line, code, _ in found] == [(21, "TLK101")], found
+        assert "accumulate loss.item()" in found[0][2]
+        assert self.findings(self.METER.replace("meters.update(loss,", "meters.update(loss.item(),")) == []
+
+    def test_a_meter_of_a_dict_the_caller_builds_resolves_its_update(self) -> None:
+        src = self.METER.replace("meters.update(loss,", 'meters["loss"].update(loss,').replace(
+            "meters = AverageMeter()", 'meters = {"loss": AverageMeter()}'
+        )
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(21, "TLK101")]
+
+    def test_a_gather_on_an_accelerator_handed_in_gives_the_value_back(self) -> None:
+        src = """
+            import torch.nn.functional as F
+
+            def train(loader, model, opt, accelerator):
+                model, opt, loader = accelerator.prepare(model, opt, loader)
+                history = []
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    accelerator.backward(loss)
+                    opt.step()
+                    opt.zero_grad()
+                    history.append(accelerator.gather(loss))
+                return history
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK102")]
+        assert self.findings(src.replace("gather(loss)", "gather(loss.detach())")) == []

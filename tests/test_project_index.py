@@ -1097,3 +1097,53 @@ def test_what_a_helper_one_module_down_keeps_of_what_it_is_handed_is_reported_th
     assert "utils.py:7:9: TLK101" in found and "train.py" not in found.replace("train.py's", ""), found
     plugin = run_tool("flake8", "--select", "TLK", "utils.py", "agent.py", "train.py", cwd=tmp_path).stdout
     assert "utils.py:7:9: TLK101" in plugin and "train.py:" not in plugin, plugin
+
+
+def test_a_meter_another_modules_train_step_sums_into_is_reported_at_that_call(tmp_path: Path) -> None:
+    """train.py's loop hands a dict of meters to engine.py's ``train_step``, which computes the
+    loss and gives it to ``AverageMeter.update`` of utils.py (called twice, so not the place of
+    the fix): reported at ``train_step``'s call of it, where the loss is computed; the meters are
+    not "backwarded later" because ``train_step`` backwards (its summary says which parameters
+    reach that backward)."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "utils.py": """
+            class AverageMeter:
+                def __init__(self):
+                    self.sum = 0.0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+        """,
+        "engine.py": """
+            import torch.nn.functional as F
+
+            def train_step(model, optimizer, x, y, meters):
+                optimizer.zero_grad()
+                out = model(x)
+                loss = F.mse_loss(out, y)
+                loss.backward()
+                optimizer.step()
+                meters["loss"].update(loss, n=len(x))
+                meters["mae"].update((out - y).abs().mean().item(), n=len(x))
+                return loss.item()
+        """,
+        "train.py": """
+            import torch
+            from torch import nn
+            from utils import AverageMeter
+            from engine import train_step
+
+            def main(loader):
+                model = nn.Linear(4, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                meters = {"loss": AverageMeter(), "mae": AverageMeter()}
+                for x, y in loader:
+                    train_step(model, optimizer, x, y, meters)
+                return meters
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "engine.py:10:5: TLK101" in found and "train.py:" not in found and found.count("TLK") == 1, found
+    (tmp_path / "engine.py").write_text((tmp_path / "engine.py").read_text().replace("update(loss,", "update(loss.item(),"))
+    assert "TLK" not in run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout

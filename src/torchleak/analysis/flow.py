@@ -4179,6 +4179,8 @@ class _Walker:
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
         if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
             return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was
+        if receiver.params and method in vocab.PASSING_WRAPPERS and len(arguments) == 1 and receiver.kind is not Kind.TENSOR:
+            return arguments[0]  # ``accelerator.gather(loss)`` on an accelerator handed in: the loss, gathered
         if receiver.params and method is not None:
             return Value(State.UNKNOWN, params=receiver.params, via_entries=receiver.via_entries)  # a parameter's method: depends on the argument
         # (``self.heads[i](x)``: the callee is an expression, its value was recorded by ``_call``)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
+from torchleak.analysis.flow import single_assign
 from torchleak.analysis.queries import (
     averaged_operand, carried_where_fixed, history_keeping_reset, item_fix, state_kind, statement_text, sums_into_itself, uncalled_reset,
 )
@@ -395,7 +396,8 @@ class CarriedState(Rule):
                 where = f" (updated by {binding.in_callee} from its input)"
                 fix = "update it under torch.no_grad() (or from detached values) in that forward"
             elif binding.in_callee:
-                where = f" (updated in place by {binding.in_callee} from tensors that require grad)"
+                how = "updated" if single_assign(binding.node) is not None else "updated in place"  # (``self.gap = m * self.gap + ...``)
+                where = f" ({how} by {binding.in_callee} from tensors that require grad)"
                 fix = f"make the update under torch.no_grad() in {binding.in_callee.rsplit('.', 1)[-1]}"
             elif (reset := uncalled_reset(facts, loop, binding.key)) is not None:
                 # the class can reset it, and nothing calls that: call it, where the fix belongs

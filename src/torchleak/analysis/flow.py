@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -1260,6 +1261,11 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
 HELPER_SEPARATOR: Final = ";"
 
 
+def _averages_several(summary: Summary) -> bool:
+    """The function folds what it is given into more than one moving average."""
+    return sum(1 for effect in summary.effects if effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params) > 1
+
+
 def computed_and_handed_on(summary: Summary, effect: Effect) -> bool:
     """The function computes what ``effect`` keeps (nothing of its arguments) and hands it to
     the helper that keeps it, once: the fix is at that call, in the function."""
@@ -1495,7 +1501,7 @@ class _FileContext:
     no_grad_callees: set[str] = field(default_factory=set)
     #: Effects of forward hooks registered in the file (with the storing node): they run on
     #: every forward call.
-    hooks: list[tuple[Effect, Function, cst.CSTNode]] = field(default_factory=list)
+    hooks: list[tuple[Effect, str, int, cst.CSTNode]] = field(default_factory=list)
     top: Optional[cst.CSTNode] = None
     def_tops: dict[int, cst.CSTNode] = field(default_factory=dict)
     _forward_helpers: dict[str, set[str]] = field(default_factory=dict)
@@ -2529,6 +2535,26 @@ class _Walker:
                 self.function.consumed.update(mentions(arg.value))
         self.evaluate(expression)
 
+    def _averaged_in_helper(self, call: cst.Call, given: Optional[frozenset[int]]) -> Optional[tuple[Function, cst.CSTNode]]:
+        """The helper of the file that ``call`` hands a state to, and its statement that folds
+        into that state, as a moving average, a graph the helper computes itself, before
+        returning it (``ma_et = (1 - r) * ma_et + r * torch.mean(et)``; ``return mi, ma_et``)."""
+        definition = self._resolve(call.func, call.args)
+        callee = self.context.walked.get(id(definition)) if definition is not None else None
+        if callee is None or given is None or len(given) != 1:
+            return None
+        (position,) = given
+        if position >= len(callee.summary.parameters):
+            return None
+        name = callee.summary.parameters[position]
+        returns = [node.value for node in own_returns(callee.node) if node.value is not None] if type(callee.node) is cst.FunctionDef else []
+        if not returns or not all(_holds_bare(value, name) for value in returns):
+            return None
+        averages = [binding for binding in callee.bindings if binding.key == name and decays_itself(binding.node, name)]
+        if len(averages) != 1 or not averages[0].value.attached or averages[0].loop is not None:
+            return None
+        return callee, averages[0].node
+
     def _binding(
         self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = "",
         keeps_history: bool = False, helper: str = "",
@@ -2636,6 +2662,16 @@ class _Walker:
             fed = fed or value.attached and call.func.attr.value not in vocab.DETACHING_METHODS and (
                 call.func.attr.value not in vocab.RESHAPING_METHODS  # ``memory = memory.to(device)``
             )
+        averaged = self._averaged_in_helper(call, given) if fed and value.attached and type(call) is cst.Call else None
+        if averaged is not None:
+            # ``mi, ma_et = learn_mine(batch, ..., ma_et)`` where the helper returns its moving
+            # average of what it computes: the state is carried there, where the fix goes
+            helper, average = averaged
+            self._binding(average, key, value, sources, True, in_callee=helper.name)
+            top = self.context.def_tops.get(id(helper.node))
+            if top is not None:
+                self.context.facts.top_of[id(average)] = top
+            return
         self._binding(statement, key, value, sources, fed)
         arguments = self._element_arguments(value_node, position)
         if arguments is None:
@@ -4261,8 +4297,8 @@ class _Walker:
         else:
             self._contained_forward(module, arguments, node, owner)
         if self.loops and not self.no_grad:
-            for effect, hook, store_node in self.context.hooks:
-                self._apply_hook(effect, hook, store_node)
+            for effect, hook, parameters, store_node in self.context.hooks:
+                self._apply_hook(effect, hook, parameters, store_node)
         cls = module.cls or ""
         if cls in ("torch.nn.LSTM",):
             return tuple_of([ATTACHED, tuple_of([ATTACHED, ATTACHED])])
@@ -4906,6 +4942,7 @@ class _Walker:
                 # ``self`` keeps the helper's statement, where its fix goes (``self._track(m, v)``)
                 helper_statement = callee.effect_nodes.get(id(effect)) if callee is not None and (
                     effect.kind == "carry" or effect.kind == "accumulate" and decays_itself(callee.effect_nodes.get(id(effect)), effect.target)
+                    and not _averages_several(callee.summary)  # (then the call that hands it the graphs is the one fix)
                 ) else None
                 kind = effect.kind
                 if (
@@ -4986,6 +5023,10 @@ class _Walker:
                 # model's output (or a loss): a moving average carried into the next call
                 # (reported in the helper of this file, or at this call for another module's)
                 average = callee.effect_nodes.get(id(effect)) if callee is not None else None
+                if callee is not None and _averages_several(callee.summary):
+                    # (``_update_running_stats(mean, var)`` averaging each into its own buffer: one
+                    # fix, at the call that hands it the graphs)
+                    average = None
                 self._read(key)  # (the average reads its previous value before replacing it)
                 if average is None or callee is None:
                     self._binding(
@@ -5163,18 +5204,38 @@ class _Walker:
                 return nested.get(statement.value.value)
         return None
 
-    def _apply_hook(self, effect: Effect, hook: Function, store_node: cst.CSTNode) -> None:
+    def _lambda_hook(self, hook: cst.Lambda) -> None:
+        """``register_forward_hook(lambda m, inp, out: feats.append(out))``: the container the
+        lambda stores the module's output (or input) in, as a hook function's store."""
+        body = hook.body
+        if type(body) is not cst.Call or type(body.func) is not cst.Attribute or body.func.attr.value not in vocab.STORING_METHODS:
+            return
+        key = target_key(body.func.value)
+        parameters = [param.name.value for param in hook.params.params]
+        if key is None or key.split(".", 1)[0] in parameters or not body.args:
+            return
+        stored = body.args[-1].value
+        if _NO_GRAPH_READ.search(cst.Module([]).code_for_node(stored)):
+            return  # (``out.detach()``, ``out.shape``: no graph kept)
+        given = frozenset(index for index, name in enumerate(parameters) if name in mentions(stored))
+        if given:
+            effect = Effect("store", key, Value(State.UNKNOWN, params=given), "lambda", body.func.attr.value)
+            self.context.hooks.append((effect, "lambda", len(parameters), body))
+
+    def _apply_hook(self, effect: Effect, hook: str, parameters: int, store_node: cst.CSTNode) -> None:
         """A forward hook's store runs on every forward pass of the hooked module: report it
         where the hook stores, in the loop that runs the forward passes."""
-        value = substitute(effect.value, {i: ATTACHED for i in range(len(hook.summary.parameters))})
+        value = substitute(effect.value, {i: ATTACHED for i in range(parameters)})
         if not value.attached or effect.target.startswith("self.") or argument_position(effect.target) is not None:
             return
         key = effect.target
         for prefix in key_prefixes(key):
             self._read(prefix)
+        # (a lambda's store names what it keeps: ``feats.append(o)``)
+        stored = store_node.args[-1].value if type(store_node) is cst.Call and store_node.args else cst.Name("output")
         self.function.stores.append(
             Store(store_node, self.context.next_seq(), self.loop, self.function, cst.parse_expression(key), key,
-                  effect.method or "append", cst.Name("output"), value, frozenset({"<call>"}), f"forward hook {hook.name}")
+                  effect.method or "append", stored, value, frozenset({"<call>"}), f"forward hook {hook}")
         )
         held = self._lookup(key)
         self.env[key] = replace(held, state=State.ATTACHED) if held.kind is Kind.CONTAINER else Value(State.ATTACHED, Kind.CONTAINER)
@@ -5257,6 +5318,8 @@ class _Walker:
                 attribute = written if isinstance(written, str) else None
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
+        elif method in ("register_forward_hook",) and node.args and type(node.args[0].value) is cst.Lambda:
+            self._lambda_hook(node.args[0].value)
         elif method in ("register_forward_hook",) and node.args:
             hook_node = node.args[0].value
             hook = self._resolve_callable(hook_node)
@@ -5274,7 +5337,7 @@ class _Walker:
                         store_node = store_nodes[id(effect)]
                         if owner is not None and effect.target.startswith("self."):
                             effect = replace(effect, target=owner + effect.target[len("self"):])
-                        self.context.hooks.append((effect, function, store_node))
+                        self.context.hooks.append((effect, function.name, len(function.summary.parameters), store_node))
         elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and receiver.cls is None and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
             if key is None:
@@ -5409,6 +5472,10 @@ _COMMON_METHODS = frozenset(
 )
 _NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "round", "isinstance", "hash", "id", "format"})
 
+
+#: What a stored expression reads when it keeps no graph (``out.detach()``, ``o.cpu().numpy()``,
+#: ``out.shape``).
+_NO_GRAPH_READ: Final = re.compile(r"\.(?:detach|item|tolist|numpy|size|dim)\(|\.(?:shape|dtype|device|ndim)\b")
 
 #: Calls that give (values, indices): the values keep the graph, the indices never carry one.
 _VALUES_AND_INDICES = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin", "max", "min", "median", "nanmedian"})

@@ -925,6 +925,36 @@ def loops_with_carried_state(facts: FileFacts) -> dict[int, Binding]:
     return {id(loop): binding for loop, binding in carried_state(facts)}
 
 
+def retained_for_a_guarded_backward(call: BackwardCall) -> bool:
+    """``loss.backward(retain_graph=self.enable_fdist)`` then ``if self.enable_fdist:
+    feat_loss.backward()``: a switch that retains the graph exactly when a later backward of
+    the function runs, which the code says is the one that needs it."""
+    argument = call.retain_graph
+    flag = dotted(argument.value) if argument is not None else None
+    node = call.function.node
+    if flag is None or flag in ("True", "False") or type(node) is not cst.FunctionDef:
+        return False
+    later = {id(other.node) for other in call.function.backwards if other.seq > call.seq}
+    for statement in subtree(node):
+        if type(statement) is cst.If and flag in mentions(statement.test):
+            if any(id(inner) in later for inner in subtree(statement.body)):
+                return True
+    return False
+
+
+def retained_over_carried_state(facts: FileFacts) -> Iterator[tuple[BackwardCall, Binding]]:
+    """Each ``retain_graph=...`` backward with the carried state it papers over (TLK202's
+    finding; TLK103 leaves that state to it: one leak, one place to read about it)."""
+    carried = {id(loop): binding for loop, binding in carried_state(facts)}
+    for function in facts.functions:
+        for call in function.backwards:
+            if call.retain_graph is None:
+                continue
+            binding = carried_into(call, carried, facts)
+            if binding is not None:
+                yield call, binding
+
+
 def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optional[FileFacts] = None) -> Optional[Binding]:
     """The carried state of a loop around ``call``, if any; with ``facts``, also for a helper
     called once per batch (``step(x)`` from ``fit``'s loop) that runs a forward."""

@@ -7,10 +7,13 @@ import re
 from collections.abc import Iterator
 from typing import ClassVar
 
+import libcst as cst
+
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.flow import single_assign
+from torchleak.analysis.flow import arithmetic_leaves, decays_itself, dotted, single_assign
 from torchleak.analysis.queries import (
-    averaged_operand, carried_where_fixed, history_keeping_reset, item_fix, state_kind, statement_text, sums_into_itself, uncalled_reset,
+    averaged_operand, carried_where_fixed, history_keeping_reset, item_fix, retained_over_carried_state, state_kind, statement_text,
+    sums_into_itself, uncalled_reset,
 )
 from torchleak.edits import accumulation_fix, evidence, state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -26,7 +29,8 @@ class CarriedState(Rule):
     and its graph, and so on to the first batch. The first `backward()` frees the saved tensors
     of the old graphs, so the second raises "Trying to backward through the graph a second
     time". Without `backward()` in the loop (an evaluation loop without `torch.no_grad()`), or
-    with `retain_graph=True` (see TLK202), the chain grows by one graph every iteration.
+    with `retain_graph=True`, the chain grows by one graph every iteration; that case is
+    reported once, as TLK202, at the backward whose `retain_graph=True` hides it.
     Truncated backpropagation through time detaches the state at each boundary:
     `h = h.detach()`.
 
@@ -366,9 +370,13 @@ class CarriedState(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
-        # With retain_graph=True hiding it, TLK202 reports the backward too: both places need a fix.
+        # With retain_graph=True hiding it, TLK202 reports it at the backward, whose message
+        # names the state and its detach: both fixes, one finding.
+        papered = {(id(binding.node), binding.key) for _, binding in retained_over_carried_state(facts)}
         zeroed: set[int] = set()
         for loop, binding in carried_where_fixed(facts):
+            if (id(binding.node), binding.key) in papered:
+                continue
             if binding.value.double_backward and sums_into_itself(binding):
                 continue  # a running sum of create_graph gradients: TLK301 reports it
             key, where = binding.key, ""
@@ -399,6 +407,10 @@ class CarriedState(Rule):
                 how = "updated" if single_assign(binding.node) is not None else "updated in place"  # (``self.gap = m * self.gap + ...``)
                 where = f" ({how} by {binding.in_callee} from tensors that require grad)"
                 fix = f"make the update under torch.no_grad() in {binding.in_callee.rsplit('.', 1)[-1]}"
+                operand = _attached_operand(facts, binding)
+                if operand is not None:
+                    # (a moving average of one graph the helper computes: its operand, detached)
+                    fix = f"average {item_fix(facts, operand)}.detach() instead (or {fix})"
             elif (reset := uncalled_reset(facts, loop, binding.key)) is not None:
                 # the class can reset it, and nothing calls that: call it, where the fix belongs
                 fix = f"call {reset.rsplit('.', 1)[-1]}() once per training iteration (nothing in the file calls {reset})"
@@ -435,6 +447,20 @@ class CarriedState(Rule):
         if uncalled_reset(facts, loop, binding.key) is not None:
             return None  # the class's own reset, called by the training loop, is the fix
         return carried_state_fix(facts, loop, binding)
+
+
+def _attached_operand(facts: FileFacts, binding: Binding) -> cst.BaseExpression | None:
+    """The one operand with a graph that a moving average in a helper folds in
+    (``torch.mean(et)`` in ``ma_et = (1 - r) * ma_et + r * torch.mean(et)``)."""
+    assign = single_assign(binding.node)
+    key = binding.key.rsplit(".", 1)[-1]
+    if assign is None or not decays_itself(binding.node, dotted(assign.targets[0].target) or ""):
+        return None
+    leaves = [
+        leaf for leaf in arithmetic_leaves(assign.value)
+        if (dotted(leaf) or "").rsplit(".", 1)[-1] != key and (value := facts.values.get(id(leaf))) is not None and value.attached
+    ]
+    return leaves[0] if len(leaves) == 1 else None
 
 
 def _trains(facts: FileFacts, loop: Loop, binding: Binding) -> bool:

@@ -8,7 +8,9 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Kind, Loop
-from torchleak.analysis.queries import carried_into, carried_state, history_keeping_reset, later_backward, state_kind, statement_text
+from torchleak.analysis.queries import (
+    carried_state, history_keeping_reset, later_backward, retained_over_carried_state, state_kind, statement_text,
+)
 from torchleak.edits import keyword_edit, state_fix_edit
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -36,8 +38,6 @@ class RetainGraphCarriedState(Rule):
     """
 
     code: ClassVar[str] = "TLK202"
-    #: The carried state itself is reported too (TLK103): both places need the fix.
-    companions: ClassVar[frozenset[str]] = frozenset({"TLK103"})
     name: ClassVar[str] = "retain-graph-carried-state"
     message: ClassVar[str] = (
         "'retain_graph=True' papers over '{key}' carried across iterations without .detach(): "
@@ -66,7 +66,7 @@ class RetainGraphCarriedState(Rule):
             import torch.nn.functional as F
             h = torch.zeros(1, 32, 128)
             for inputs, targets in loader:
-                out, h = rnn(inputs, h)  # TLK103
+                out, h = rnn(inputs, h)
                 loss = F.mse_loss(head(out[:, -1]), targets)
                 loss.backward(retain_graph=True)  # TLK202
             optimizer.step()
@@ -79,7 +79,7 @@ class RetainGraphCarriedState(Rule):
             import torch
             h = torch.zeros(1, 32, 64)
             for x, y in loader:
-                out, h = gru(x, h)  # TLK103
+                out, h = gru(x, h)
                 loss = criterion(out, y)
                 loss.backward(retain_graph=True)  # TLK202
                 optimizer.step()
@@ -90,7 +90,7 @@ class RetainGraphCarriedState(Rule):
         Flagged(
             """
             for x, y in loader:
-                out, hidden = model(x, hidden)  # TLK103
+                out, hidden = model(x, hidden)
                 loss = criterion(out, y)
                 optimizer.zero_grad()
                 loss.backward(retain_graph=True)  # TLK202
@@ -114,7 +114,7 @@ class RetainGraphCarriedState(Rule):
                     if self.context is None:
                         self.context = h.mean(0)
                     else:
-                        self.context = 0.5 * self.context + 0.5 * h.mean(0)  # TLK103
+                        self.context = 0.5 * self.context + 0.5 * h.mean(0)
                     return h + self.context
 
             class Trainer:
@@ -199,43 +199,37 @@ class RetainGraphCarriedState(Rule):
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         carried_pairs = list(carried_state(facts))
-        carried = {id(loop): binding for loop, binding in carried_pairs}
-        for function in facts.functions:
-            for call in function.backwards:
-                if call.retain_graph is None:
-                    continue
-                binding = carried_into(call, carried, facts)
-                if binding is not None:
-                    steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False
-                    harm = (
-                        "optimizer.step() then modifies in place the weights the retained graph saved, so the next "
-                        "iteration's backward raises"
-                        if steps
-                        else "the graph and the step time grow every iteration"
-                    )
-                    key = binding.key
-                    reset = next((history_keeping_reset(facts, loop, key) for loop, other in carried_pairs if other is binding), None)
-                    reset_in = reset.function.name if reset is not None else ""
-                    if reset is not None:
-                        # zeroed in place by a reset method: autograd skips the zero gradient, so
-                        # nothing raises, and the chain of graphs grows
-                        harm = "the graph and the step time grow every iteration"
-                        detach = (
-                            f"reset it without its history in {reset.function.name} "
-                            f"({reset.key} = torch.zeros_like({reset.key}), not {reset.key}.zero_())"
-                        )
-                    elif binding.in_callee:
-                        detach = f"detach it each iteration (in {binding.in_callee}, where it is updated)"
-                    elif binding.function is not call.function:
-                        detach = f"detach it each iteration ({key} = {key}.detach() in {binding.function.name}, where it is updated)"
-                    elif state_kind(binding) is Kind.TUPLE:
-                        detach = f"detach it each iteration ({key} = tuple(t.detach() for t in {key}))"
-                    elif state_kind(binding) is Kind.TENSOR:
-                        detach = f"detach it each iteration ({key} = {key}.detach())"
-                    else:
-                        detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
-                    fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach, "reset_in": reset_in}
-                    yield Report(call.retain_graph, fields, call)
+        for call, binding in retained_over_carried_state(facts):
+            steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False
+            harm = (
+                "optimizer.step() then modifies in place the weights the retained graph saved, so the next "
+                "iteration's backward raises"
+                if steps
+                else "the graph and the step time grow every iteration"
+            )
+            key = binding.key
+            reset = next((history_keeping_reset(facts, loop, key) for loop, other in carried_pairs if other is binding), None)
+            reset_in = reset.function.name if reset is not None else ""
+            if reset is not None:
+                # zeroed in place by a reset method: autograd skips the zero gradient, so
+                # nothing raises, and the chain of graphs grows
+                harm = "the graph and the step time grow every iteration"
+                detach = (
+                    f"reset it without its history in {reset.function.name} "
+                    f"({reset.key} = torch.zeros_like({reset.key}), not {reset.key}.zero_())"
+                )
+            elif binding.in_callee:
+                detach = f"detach it each iteration (in {binding.in_callee}, where it is updated)"
+            elif binding.function is not call.function:
+                detach = f"detach it each iteration ({key} = {key}.detach() in {binding.function.name}, where it is updated)"
+            elif state_kind(binding) is Kind.TUPLE:
+                detach = f"detach it each iteration ({key} = tuple(t.detach() for t in {key}))"
+            elif state_kind(binding) is Kind.TENSOR:
+                detach = f"detach it each iteration ({key} = {key}.detach())"
+            else:
+                detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
+            fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach, "reset_in": reset_in}
+            yield Report(call.retain_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         if not isinstance(report.event, BackwardCall) or report.fields.get("reset_in"):

@@ -7782,3 +7782,23 @@ class TestRoundTwentyThreeShapes:
                     dacs.train_step(batch, optimizer)
         """
         assert self.findings(src) == []
+
+    def test_a_penalty_keeping_its_create_graph_gradient_on_self_leaks_at_every_call(self) -> None:
+        # (projects gcn_citation and kge_rotate: the penalty is called once per step by another
+        # module; the kept norm pins each step's double-backward graph)
+        src = """
+            import torch
+
+            class GradPenalty:
+                def __init__(self, weight=1e-3):
+                    self.weight = weight
+                    self.trace = []
+
+                def __call__(self, loss, inputs):
+                    grad, = torch.autograd.grad(loss, inputs, create_graph=True)
+                    gnorm = grad.pow(2).sum(dim=1).mean()
+                    self.trace.append(gnorm)
+                    return self.weight * gnorm
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK301")]
+        assert self.findings(src.replace("self.trace.append(gnorm)", "self.trace.append(gnorm.item())")) == []

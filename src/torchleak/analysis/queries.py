@@ -352,8 +352,7 @@ def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterato
             if _bounded_by_one_batch(facts, function, event, loop):
                 continue  # the tasks of one meta-batch, gathered and consumed in the call that handles it
             yield event, loop
-    if not double_backward:
-        yield from _stored_per_call(facts)
+    yield from _stored_per_call(facts, double_backward)
     if not as_importer:
         yield from _kept_for_importers(facts, double_backward)
 
@@ -492,22 +491,26 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
     return None
 
 
-def _stored_per_call(facts: FileFacts) -> Iterator[tuple[Held, Loop]]:
+def _stored_per_call(facts: FileFacts, double_backward: bool = False) -> Iterator[tuple[Held, Loop]]:
     """A method called from outside the file once per step (``agent.select_action(obs)``) that
     runs a forward and appends the attached result to a buffer on ``self``, which the file only
     ever reads detached (``torch.stack(self.buffer.logprobs).detach()``): every call's graph
-    stays in the buffer until it is cleared, and nothing backwards it."""
+    stays in the buffer until it is cleared, and nothing backwards it. With ``double_backward``:
+    a method keeping a ``create_graph`` gradient it takes (a penalty's ``self.trace.append(gnorm)``),
+    whose double-backward graph no later backward needs once the step is done."""
     evidence = facts.evidence
     if evidence is None:
         return
     for function in facts.functions:
         summary = function.summary
-        if function.cls is None or function.name in evidence.called or not summary.runs_forward or summary.no_grad:
+        if function.cls is None or function.name in evidence.called or summary.no_grad:
+            continue
+        if not (summary.runs_forward or double_backward):
             continue
         for store in function.stores:
-            if store.loop is not None or store.value.double_backward or store.method in ("[]=", "slice"):
+            if store.loop is not None or store.value.double_backward != double_backward or store.method in ("[]=", "slice"):
                 continue
-            if not store.key.startswith("self.") or not store.key in facts.detached_reads:
+            if not store.key.startswith("self.") or not (double_backward or store.key in facts.detached_reads):
                 continue
             if backwarded_elsewhere(facts, store.key):
                 continue

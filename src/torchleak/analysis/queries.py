@@ -964,7 +964,7 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
     if call.loop is None:
         if facts is None or not call.function.summary.runs_forward or not per_batch_calls(facts, call.function):
             return None
-        return _carried_by_a_forward(carried)
+        return _carried_by_a_forward(carried) or _carried_by_the_helper(call, carried)
     for loop in call.loop.enclosing():
         if id(loop) in carried:
             binding = carried[id(loop)]
@@ -987,6 +987,18 @@ def _outside_what_is_backwarded(call: BackwardCall, binding: Binding) -> bool:
     owner = binding.key.rsplit(".", 1)[0]
     derived = call.function.derived_from({binding.key, owner})
     return not (derived & (call.mentions | call.output_mentions))
+
+
+def _carried_by_the_helper(call: BackwardCall, carried: dict[int, Binding]) -> Optional[Binding]:
+    """A state the per-batch helper around ``call`` carries itself (``pred, self.level =
+    self.model(chunk, self.level)`` in ``train_batch``), when what it backwards is computed
+    from it."""
+    for binding in carried.values():
+        if binding.in_callee != call.function.name and binding.function is not call.function:
+            continue
+        if call.function.derived_from({binding.key}) & (call.mentions | call.output_mentions):
+            return binding
+    return None
 
 
 def _carried_by_a_forward(carried: dict[int, Binding]) -> Optional[Binding]:

@@ -21,10 +21,10 @@ class ESRNNTrainer(nn.Module):
 
     def train_batch(self, chunk, future):
         self.optimizer.zero_grad()
-        pred, pred_norm, self.level, lvp = self.model(chunk, self.level)  # known-false: TLK103 (true by its author's notes: the fix detaches self.level, but marked once, at the retain below, as TLK202)
+        pred, pred_norm, self.level, lvp = self.model(chunk, self.level)  # the carried state: its author marked it once, at the retain below, as TLK202
         loss = grouped_loss(self.criterion, pred / self.level, future / self.level)
         total = loss + self.config['level_variability_penalty'] * lvp
-        total.backward(retain_graph=True)  # known-miss: TLK202
+        total.backward(retain_graph=True)  # expect: TLK202
         nn.utils.clip_grad_value_(self.model.parameters(), self.config['gradient_clipping'])
         self.optimizer.step()
         self.log.log_forecast(self.step, pred)  # expect: TLK102

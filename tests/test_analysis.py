@@ -7802,3 +7802,90 @@ class TestRoundTwentyThreeShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK301")]
         assert self.findings(src.replace("self.trace.append(gnorm)", "self.trace.append(gnorm.item())")) == []
+
+    def test_a_meter_logger_wrapping_the_loader_is_no_source_of_the_batches(self) -> None:
+        # (projects14 tinydet, the torchvision/DETR engine: ``for images, targets in
+        # metric_logger.log_every(data_loader, ...)``, and ``k``/``v`` reused by comprehensions)
+        src = """
+            from collections import defaultdict
+
+            class Meter:
+                def __init__(self):
+                    self.total = 0.0
+
+                def update(self, value, n=1):
+                    self.total += value * n
+
+            class MetricLogger:
+                def __init__(self):
+                    self.meters = defaultdict(Meter)
+
+                def update(self, **kwargs):
+                    for k, v in kwargs.items():
+                        self.meters[k].update(v)
+
+                def log_every(self, iterable, freq):
+                    for obj in iterable:
+                        yield obj
+
+            def train_one_epoch(model, optimizer, data_loader, device):
+                metric_logger = MetricLogger()
+                for images, targets in metric_logger.log_every(data_loader, 10):
+                    targets = [{k: v.to(device) for k, v in t.items()} for t in targets]
+                    loss_dict = model(images, targets)
+                    losses = sum(loss for loss in loss_dict.values())
+                    optimizer.zero_grad()
+                    losses.backward()
+                    optimizer.step()
+                    metric_logger.update(loss=losses)
+                return {k: meter.total for k, meter in metric_logger.meters.items()}
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
+        assert self.findings(src.replace("metric_logger.update(loss=losses)", "metric_logger.update(loss=losses.item())")) == []
+
+    def test_a_short_window_deque_holds_no_growing_history_but_a_replay_memory_does(self) -> None:
+        src = """
+            from collections import deque
+
+            class Smoothed:
+                def __init__(self, window_size=20):
+                    self.deque = deque(maxlen=window_size)
+
+                def update(self, value):
+                    self.deque.append(value)
+
+            def train(loader, model, opt):
+                smoothed = Smoothed()
+                for x in loader:
+                    loss = model(x).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    smoothed.update(loss)
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("window_size=20", "window_size=10_000"))] == ["TLK102"]
+
+    def test_a_store_keyed_by_what_a_method_zips_from_its_arguments_keeps_them(self) -> None:
+        # (projects14 tinydet's hard-example sampler: ``for image_id, loss in zip(image_ids, losses)``)
+        src = """
+            class HardMiner:
+                def __init__(self):
+                    self.scores = {}
+
+                def update(self, image_ids, losses):
+                    for image_id, loss in zip(image_ids, losses):
+                        self.scores[int(image_id)] = loss
+
+            def train(loader, model, opt):
+                miner = HardMiner()
+                for ids, x in loader:
+                    per_image = model(x).mean(1)
+                    loss = per_image.mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    miner.update(ids, per_image)
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK102"]
+        assert self.findings(src.replace("miner.update(ids, per_image)", "miner.update(ids, per_image.detach())")) == []

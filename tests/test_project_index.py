@@ -1147,3 +1147,113 @@ def test_a_meter_another_modules_train_step_sums_into_is_reported_at_that_call(t
     assert "engine.py:10:5: TLK101" in found and "train.py:" not in found and found.count("TLK") == 1, found
     (tmp_path / "engine.py").write_text((tmp_path / "engine.py").read_text().replace("update(loss,", "update(loss.item(),"))
     assert "TLK" not in run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+
+
+def test_objects_main_builds_and_hands_to_another_modules_loop_are_known_there(tmp_path: Path) -> None:
+    """projects14 tinydet and tsforecast: train.py builds a ModelEMA (utils.py) and hands it to
+    engine.py's ``train_one_epoch(..., ema=ema)`` by keyword; exp.py keeps
+    ``defaultdict(AverageMeter)`` of tools.py. What the EMA carries of the parameters and what
+    the meter sums are reported at their own lines (each is called once in the project)."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "utils.py": """
+            from collections import defaultdict
+
+            class ModelEMA:
+                def __init__(self, model, decay=0.99):
+                    self.decay = decay
+                    self.shadow = {n: p.detach().clone() for n, p in model.named_parameters()}
+
+                def update(self, model):
+                    for name, p in model.named_parameters():
+                        self.shadow[name] = self.decay * self.shadow[name] + (1.0 - self.decay) * p
+
+            class AverageMeter:
+                def __init__(self):
+                    self.sum = 0.0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+        """,
+        "engine.py": """
+            from collections import defaultdict
+            import torch.nn.functional as F
+            from utils import AverageMeter
+
+            METERS = defaultdict(AverageMeter)
+
+            def train_one_epoch(model, optimizer, loader, ema=None):
+                for x, y in loader:
+                    out = model(x)
+                    parts = {"mse": F.mse_loss(out, y)}
+                    loss = sum(parts.values())
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    for name, value in parts.items():
+                        METERS[name].update(value, len(x))
+                    if ema is not None:
+                        ema.update(model)
+        """,
+        "train.py": """
+            import torch
+            from torch import nn
+            import utils
+            from engine import train_one_epoch
+
+            def main(loader, use_ema=True):
+                model = nn.Linear(4, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                ema = utils.ModelEMA(model)
+                for epoch in range(3):
+                    train_one_epoch(model, optimizer, loader, ema=ema if use_ema else None)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    lines = sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in found.splitlines() if " TLK" in line)
+    assert lines == ["./utils.py:11:13: TLK103", "./utils.py:18:9: TLK101"], found
+
+
+def test_a_helper_called_by_a_module_that_does_not_import_it_stays_at_that_call(tmp_path: Path) -> None:
+    """projects round 8 planet_world_model: main.py builds the replay memory (memory.py) and
+    hands it to trainer.py, whose loop appends to it; trainer.py does not import memory.py, and
+    another module calls an ``append`` memory.py cannot see: reported at trainer.py's call."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "memory.py": """
+            class Replay:
+                def __init__(self):
+                    self.rewards = []
+
+                def append(self, reward):
+                    self.rewards.append(reward)
+        """,
+        "trainer.py": """
+            class Trainer:
+                def __init__(self, model, memory, opt):
+                    self.model, self.memory, self.opt = model, memory, opt
+
+                def collect(self, env, steps):
+                    for _ in range(steps):
+                        reward = self.model(env.observe()).mean()
+                        self.memory.append(reward)
+        """,
+        "other.py": """
+            def log(history, value):
+                history.append(value)
+        """,
+        "main.py": """
+            import torch
+            from torch import nn
+            from memory import Replay
+            from trainer import Trainer
+            import other
+
+            def main(env):
+                model = nn.Linear(4, 1)
+                trainer = Trainer(model, Replay(), torch.optim.SGD(model.parameters(), lr=0.1))
+                trainer.collect(env, 10)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "trainer.py:9:13: TLK102" in found and "memory.py" not in found, found

@@ -19,7 +19,7 @@ import ast
 import functools
 import re
 import typing
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Optional, Union
 
@@ -275,7 +275,59 @@ def _names_read(node: cst.CSTNode, skip: Optional[Callable[[cst.CSTNode], bool]]
             if key is not None:
                 found.update(key_prefixes(key))
                 continue
+        if type(current) in _COMPREHENSIONS:
+            found |= _comprehension_reads(current, skip)  # type: ignore[arg-type]
+            continue
         stack.extend(_expression_children(current))
+    return found
+
+
+_COMPREHENSIONS: Final = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+#: The largest ``maxlen`` of a deque taken as a short window (a smoothed meter's 20 values);
+#: a queue of 256 hard negatives, or a replay memory of 10,000 transitions, keeps growing for
+#: as many steps, each holding a graph.
+_SHORT_WINDOW: Final = 50
+
+
+def _bounded_deque(value: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+    """``deque(maxlen=20)``, ``deque(maxlen=window_size)`` with ``window_size=20`` a default of
+    ``method``: a container of at most a few items, whatever is appended."""
+    if type(value) is not cst.Call or last_identifier(value.func) != "deque":
+        return False
+    limit = keyword(value, "maxlen")
+    positional = [arg for arg in value.args if arg.keyword is None and not arg.star]
+    given = limit.value if limit is not None else positional[1].value if len(positional) >= 2 else None
+    if type(given) is cst.Name:
+        default = next((param.default for param in method.params.params if param.name.value == given.value), None)
+        given = default
+    if type(given) is not cst.Integer:
+        return False
+    return int(given.value.replace("_", ""), 0) <= _SHORT_WINDOW
+
+
+def _comprehension_reads(
+    node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp],
+    skip: Optional[Callable[[cst.CSTNode], bool]],
+    read: Optional[Callable[[cst.CSTNode], set[str]]] = None,
+) -> set[str]:
+    """What a comprehension reads from its function: what it iterates, and what its element
+    and conditions read besides the names its ``for`` clauses bind, which live only inside it
+    (``{k: v.to(device) for k, v in t.items()}`` reads ``t`` and ``device``, not a ``k`` the
+    function binds elsewhere)."""
+    bound: set[str] = set()
+    found: set[str] = set()
+    clause: Optional[cst.CompFor] = node.for_in
+    inner: list[cst.CSTNode] = [node.key, node.value] if type(node) is cst.DictComp else [node.elt]  # type: ignore[union-attr]
+    reads: Callable[[cst.CSTNode], set[str]] = read or (lambda part: _names_read(part, skip))
+    while clause is not None:
+        found |= {name for name in reads(clause.iter) if name.split(".", 1)[0] not in bound}
+        bound |= {name for name in _names_read(clause.target, None) if "." not in name}
+        inner += [condition.test for condition in clause.ifs]
+        clause = clause.inner_for_in
+    for part in inner:
+        found |= {name for name in reads(part) if name.split(".", 1)[0] not in bound}
     return found
 
 
@@ -907,6 +959,9 @@ def _data_mentions(node: cst.CSTNode) -> set[str]:
                 stack.append(func.value)  # ``(a + b).sum()``, ``loss.mean()``: the receiver is data
             stack.extend(arg.value for arg in current.args)
             continue
+        if type(current) in _COMPREHENSIONS:
+            found |= _comprehension_reads(current, None, _data_mentions)  # type: ignore[arg-type]
+            continue
         stack.extend(_expression_children(current))
     return found
 
@@ -1240,7 +1295,10 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     if callee is not None or not summary.module:
         return ""
     if effect.where == summary.name:
-        return summary.key if keeps_in_one_place(summary, effect) else ""
+        # (or a state it carries from what it computes itself: ``ModelEMA.update`` averaging the
+        # parameters of the model it is given, with grad)
+        computed = effect.kind == "carry" and not effect.value.params and effect.value.attached
+        return summary.key if keeps_in_one_place(summary, effect) or computed else ""
     # a helper further down, in another module (``Agent.step`` handing the loss it computes to
     # ``TrainingStats.add_loss`` of utils.py), that keeps it in one place: that helper, when
     # the call gives nothing of what is kept (else detaching what it passes is the fix, here)
@@ -2535,7 +2593,7 @@ class _Walker:
                 self.function.consumed.update(mentions(arg.value))
         self.evaluate(expression)
 
-    def _averaged_in_helper(self, call: cst.Call, given: Optional[frozenset[int]]) -> Optional[tuple[Function, cst.CSTNode]]:
+    def _averaged_in_helper(self, call: cst.Call, given: Optional[Collection[int]]) -> Optional[tuple[Function, cst.CSTNode]]:
         """The helper of the file that ``call`` hands a state to, and its statement that folds
         into that state, as a moving average, a graph the helper computes itself, before
         returning it (``ma_et = (1 - r) * ma_et + r * torch.mean(et)``; ``return mi, ma_et``)."""
@@ -2543,7 +2601,7 @@ class _Walker:
         callee = self.context.walked.get(id(definition)) if definition is not None else None
         if callee is None or given is None or len(given) != 1:
             return None
-        (position,) = given
+        (position,) = tuple(given)
         if position >= len(callee.summary.parameters):
             return None
         name = callee.summary.parameters[position]
@@ -2742,6 +2800,10 @@ class _Walker:
                     value.kind is Kind.NUMBER or kind is cst.Subscript and value.kind is Kind.TENSOR
                 ):
                     continue
+            elif kind in _COMPREHENSIONS:
+                # (its ``for`` names live only inside it: ``_comprehension_reads``)
+                found |= _comprehension_reads(current, None, self._graph_sources)  # type: ignore[arg-type]
+                continue
             stack.extend(_expression_children(current))
         return found
 
@@ -3238,11 +3300,26 @@ class _Walker:
         else:
             if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
                 element = UNKNOWN
-            self._bind(node.target, node.iter, element, node)
+            self._bind(node.target, self._loader_given(node.iter) or node.iter, element, node)
         self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
             self._block(_body(node.orelse.body))
+
+    def _loader_given(self, iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The loader a method iterates for its caller (``metric_logger.log_every(data_loader,
+        print_freq)``, ``tqdm``-like wrappers on an object): the batches come from it, not from
+        the object, whose state (its meters) is no source of what is trained on."""
+        if type(iterable) is not cst.Call or type(iterable.func) is not cst.Attribute:
+            return None
+        loaders = [
+            arg.value for arg in iterable.args
+            if arg.keyword is None and (
+                self.values.get(id(arg.value), UNKNOWN).kind is Kind.LOADER
+                or any(vocab.LOADER_NAME.search(part) for name in mentions(arg.value) for part in name.split("."))
+            )
+        ]
+        return loaders[0] if len(loaders) == 1 else None
 
     def _iterated_pairs(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression
@@ -3279,7 +3356,7 @@ class _Walker:
             held = self.values.get(id(source), UNKNOWN)
             # (the values of ``d.items()`` stay symbolic in a parameter ``d``, as ``for v in d.values()``
             # does; what ``zip`` and ``enumerate`` pair up is known attached or not at all)
-            symbolic = source is iterable and bool(held.params)
+            symbolic = bool(held.params) and (source is iterable or kind == "zip")
             value = LEAF if held.leaf and held.kind is Kind.CONTAINER else held.part() if held.attached or symbolic else UNKNOWN
             pairs.append((name, source, value))
         return pairs
@@ -4215,7 +4292,7 @@ class _Walker:
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
         if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
             return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was
-        if receiver.params and method in vocab.PASSING_WRAPPERS and len(arguments) == 1 and receiver.kind is not Kind.TENSOR:
+        if receiver.params and method in vocab.PASSING_WRAPPERS and len(arguments) == 1:
             return arguments[0]  # ``accelerator.gather(loss)`` on an accelerator handed in: the loss, gathered
         if receiver.params and method is not None:
             return Value(State.UNKNOWN, params=receiver.params, via_entries=receiver.via_entries)  # a parameter's method: depends on the argument
@@ -4572,6 +4649,22 @@ class _Walker:
                 candidates = keeping
         return candidates[0] if len(candidates) == 1 else None
 
+    def _bounded(self, key: str) -> bool:
+        """``key`` is only ever assigned a ``deque`` with a ``maxlen`` (``self.deque =
+        deque(maxlen=window_size)``, or a local one)."""
+        if key.startswith("self.") and key.count(".") == 1 and self.function.cls is not None:
+            assigned = self.context._attribute_assignments(self.function.cls, key[len("self."):])
+        elif "." not in key and type(self.function.node) is cst.FunctionDef:
+            method = self.function.node
+            assigned = [
+                (method, small.value) for statement in iter_statements(method.body.body) if type(statement) is cst.SimpleStatementLine
+                for small in statement.body
+                if type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == key for t in small.targets)
+            ]
+        else:
+            return False
+        return bool(assigned) and all(_bounded_deque(value, method) for method, value in assigned)
+
     def _injected(self, owner: cst.BaseExpression) -> bool:
         """``owner`` is a parameter of this function, or an attribute of ``self`` that the
         class's ``__init__`` sets from one of its parameters, or an element of one
@@ -4696,8 +4789,8 @@ class _Walker:
             # A per-batch method reports what it keeps on ``self`` in its own body; what it keeps
             # in an object its caller gives it (``meters.update(loss)`` on a parameter) outlives
             # the call only as long as the caller keeps that object: reported here.
-            given = [effect for effect in summary.effects if argument_position(effect.target) is not None]
-            self._apply_effects(node, replace(summary, effects=given), bound, callee)
+            on_arguments = [effect for effect in summary.effects if argument_position(effect.target) is not None]
+            self._apply_effects(node, replace(summary, effects=on_arguments), bound, callee)
         self._transfer_attribute_flows(node, summary)
         if callee is not None and callee.grad_resets:
             # ``self.begin()`` whose body runs ``opt.zero_grad()``: a reset here, as if inlined
@@ -5340,8 +5433,8 @@ class _Walker:
                         self.context.hooks.append((effect, function.name, len(function.summary.parameters), store_node))
         elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and receiver.cls is None and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
-            if key is None:
-                return
+            if key is None or self._bounded(key):
+                return  # (a ``deque(maxlen=n)`` holds the last n values: what it keeps does not grow)
             for arg, value in zip(node.args, arguments):
                 self._flow(mentions(arg.value), key)
                 self._data_flow(arg.value, key)  # (the list holds the value: ``torch.stack(losses)`` is computed from it)

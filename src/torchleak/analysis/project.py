@@ -173,6 +173,8 @@ class _Uses:
     #: ``(meter: Meter`` or ``, meter: "Meter"``: a parameter's annotation.
     _ANNOTATIONS = re.compile(r"[(,]\s*\*{0,2}\w+\s*:\s*[\"']?(\w+)\b")
     _BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
+    #: ``defaultdict(AverageMeter)``: a class handed to a factory that builds its instances.
+    _FACTORIES = re.compile(r"\b(?:defaultdict|partial)\(\s*(\w+)")
 
     def __init__(self, source: Union[str, Callable[[], str]]) -> None:
         self._text = source
@@ -190,7 +192,7 @@ class _Uses:
         if self._named is None:
             source = self._source
             bases = (word for written in self._BASES.findall(source) for word in re.findall(r"\w+", written))
-            self._named = frozenset((*self._ACCESSED.findall(source), *self._ANNOTATIONS.findall(source), *bases))
+            self._named = frozenset((*self._ACCESSED.findall(source), *self._ANNOTATIONS.findall(source), *bases, *self._FACTORIES.findall(source)))
         return local in self._named
 
 
@@ -198,7 +200,10 @@ def _uses(source: str, local: str) -> bool:
     """Whether ``source`` calls ``local``, reads an attribute of it, names it as a base, or
     annotates a parameter with it (``meter: AverageMeter``: its methods are then followed)."""
     name = re.escape(local)
-    return re.search(rf"\b{name}\s*[(.]|[(,]\s*\*{{0,2}}\w+\s*:\s*[\"']?{name}\b|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b", source, re.MULTILINE) is not None
+    return re.search(
+        rf"\b{name}\s*[(.]|[(,]\s*\*{{0,2}}\w+\s*:\s*[\"']?{name}\b|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b|\b(?:defaultdict|partial)\(\s*{name}\b",
+        source, re.MULTILINE,
+    ) is not None
 
 
 #: An import statement in either tree: ``(None, level, [(name, asname)])`` for ``import a.b as
@@ -363,6 +368,10 @@ class _Outline:
         return cls(bindings, frozenset(str(name) for name in data["functions"]), classes, None if stamp is None else (int(stamp[0]), int(stamp[1])))
 
 
+#: A name a call names: ``append`` in ``self.memory.append(``, ``log`` in ``log(``.
+_CALLED_NAME: Final = re.compile(r"(\w+)\s*\(")
+
+
 def _ast_dotted(node: ast.expr) -> Optional[str]:
     if isinstance(node, ast.Name):
         return node.id
@@ -472,32 +481,53 @@ class _Constructions:
 
     #: (``model``, ``Model``) for each ``model = Model(...)``, in the walk's order.
     built: tuple[tuple[str, str], ...]
-    #: (``TrainManager``, (``model``, ``""``)) for each call with positional arguments: the
-    #: callee and each argument's dotted name ("" when it has none).
-    calls: tuple[tuple[str, tuple[str, ...]], ...]
+    #: (``TrainManager``, (``model``, ``""``), ((``ema``, ``ema``),)) for each call with
+    #: arguments: the callee, each positional argument's dotted name ("" when it has none), and
+    #: each keyword with its argument's.
+    calls: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]], ...]
 
 
 def _constructions(tree: ast.Module) -> _Constructions:
     built: list[tuple[str, str]] = []
-    calls: list[tuple[str, tuple[str, ...]]] = []
+    calls: list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             func = _ast_dotted(node.value.func)
             if func:
                 built.extend((key, func) for key in map(_ast_dotted, node.targets) if key is not None)
-        elif isinstance(node, ast.Call) and node.args:
+        if isinstance(node, ast.Call) and (node.args or node.keywords):
             func = _ast_dotted(node.func)
             if func:
-                calls.append((func, tuple("" if isinstance(a, ast.Starred) else _ast_dotted(a) or "" for a in node.args)))
+                calls.append((
+                    func,
+                    tuple("" if isinstance(a, ast.Starred) else _given_name(a) for a in node.args),
+                    tuple((k.arg, _given_name(k.value)) for k in node.keywords if k.arg is not None),
+                ))
     return _Constructions(tuple(built), tuple(calls))
 
 
-def _arguments_of_project_classes(constructions: _Constructions, bindings: Sequence[ImportBinding], module: str) -> set[tuple[str, int, str]]:
+def _given_name(node: ast.expr) -> str:
+    """The dotted name an argument passes: ``sampler`` for ``sampler``, and for ``sampler if
+    args.hard_mining else None`` (an optional object, given or not); "" otherwise."""
+    if isinstance(node, ast.IfExp):
+        none = [isinstance(branch, ast.Constant) and branch.value is None for branch in (node.body, node.orelse)]
+        if none == [False, True]:
+            node = node.body
+        elif none == [True, False]:
+            node = node.orelse
+    return _ast_dotted(node) or ""
+
+
+def _arguments_of_project_classes(
+    constructions: _Constructions, bindings: Sequence[ImportBinding], module: str, functions: Mapping[str, Sequence[str]] = {}
+) -> set[tuple[str, int, str]]:
     """(``C.__init__``, parameter position, class key) for each construction in ``tree`` of a
     class ``C`` that ``module`` defines (``TrainManager(model, cfg)``) given an instance the tree
     builds of a class of the project (``model = Model(...)`` with ``Model`` from ``model.py``):
-    what the object keeps on ``self`` is then known by its class. (Plain functions are left to
-    the evidence of their bodies: a class summary may know less than the evidence does.)"""
+    what the object keeps on ``self`` is then known by its class. For a call of one of the
+    module's top-level ``functions`` (name -> parameter names), (name, position, class key),
+    keywords included: ``train_one_epoch(model, ..., ema=ema)`` with ``ema = utils.ModelEMA(model)``
+    (used only where the body itself shows nothing of the parameter)."""
     symbols = {b.local: (b.module, b.symbol) for b in bindings if b.symbol not in (None, "*")}
     modules = {b.local: b.module for b in bindings if b.symbol is None}
 
@@ -516,14 +546,21 @@ def _arguments_of_project_classes(constructions: _Constructions, bindings: Seque
     if not instances:
         return set()
     found: set[tuple[str, int, str]] = set()
-    for func, arguments in constructions.calls:
+    for func, arguments, keywords in constructions.calls:
         callee = project_class(func)
         if callee is None or callee[0] != module:
             continue
+        parameters = functions.get(callee[1])
         for position, argument in enumerate(arguments):
             given = instances.get(argument) if argument else None
             if given is not None:
-                found.add((f"{callee[1]}.__init__", position + 1, class_key(*given)))
+                found.add((callee[1], position, class_key(*given)) if parameters is not None else (f"{callee[1]}.__init__", position + 1, class_key(*given)))
+        if parameters is None:
+            continue
+        for name, argument in keywords:
+            given = instances.get(argument) if argument else None
+            if given is not None and name in parameters:
+                found.add((callee[1], list(parameters).index(name), class_key(*given)))
     return found
 
 
@@ -606,6 +643,7 @@ class ProjectIndex:
         self._sources: Optional[list[tuple[str, str]]] = None
         self._imported_words: Optional[dict[str, list[str]]] = None
         self._method_files: Optional[dict[str, list[str]]] = None
+        self._calls_by_word: Optional[dict[str, list[str]]] = None
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
         self._calls_by_module: dict[str, dict[str, Counter[str]]] = {}
         self._analysed_importers: dict[str, Optional[FileFacts]] = {}
@@ -695,18 +733,44 @@ class ProjectIndex:
         module, _, name = key.partition(":")
         called = name.rsplit(".", 1)[-1]
         by_name: Counter[str] = self._calls_by_name(module).get(called, Counter())
-        if not by_name and called != "__call__":
-            return False
-        if called != "__call__" and set(by_name) == {module}:
+        siblings = self._siblings_calling(module, called) if called != "__call__" else []
+        if called != "__call__" and set(by_name) <= {module} and not siblings:
             return False  # no importer the index finds calls it: its module could not report it
-        if sum(by_name.values()) != 1 or called == "__call__":  # (``stopper(loss)`` names no method)
-            # more than one call names it: count those the importers' analyses resolve to it
-            # (and every one in its own module)
+        if sum(by_name.values()) != 1 or siblings or called == "__call__":  # (``stopper(loss)`` names no method)
+            # more than one call names it: count those the importers' (and siblings') analyses
+            # resolve to it, and those of its own module
             resolved = {(site.callee, site.call_id) for facts in self.importers_calling(key) for site in facts.call_sites}
-            if by_name[module] + sum(1 for callee, _ in resolved if callee == key) != 1:
+            if self._own_calls(module, name, by_name[module]) + sum(1 for callee, _ in resolved if callee == key) != 1:
                 return False
+        if called != "__call__" and any(
+            caller not in by_name and caller != module and caller not in siblings
+            for caller in self._files_calling().get(called, ())
+        ):
+            # a module that does not import it calls something of that name (an object handed
+            # to it: ``self.memory.append`` in trainer.py, the memory built in main.py): the
+            # helper's module cannot see that call, so the caller reports it
+            return False
         read = self._text_and_tree(module)
         return read is not None and self._passes_prefilter(module, *read)
+
+    def _files_calling(self) -> dict[str, list[str]]:
+        """Each name a call names in the project's text (``x.append(``, ``log(``) -> the files
+        with such a call (one pass over the project)."""
+        if self._calls_by_word is None:
+            self._calls_by_word = self._files_by_word(lambda text: set(_CALLED_NAME.findall(text)))
+        return self._calls_by_word
+
+    def _own_calls(self, module: str, name: str, by_name: int) -> int:
+        """How many calls in ``module`` itself run its function ``name``, of the ``by_name``
+        calls there that name it (``self.meters[k].update(v)`` in utils.py runs
+        ``SmoothedValue.update``, not ``ModelEMA.update``): as the module's analysis resolves
+        them, or all of them when it cannot be analysed."""
+        if not by_name:
+            return 0
+        analysed = self._importer_analysis(module, self._outline(module))
+        if analysed is None:
+            return by_name
+        return len({site.call_id for site in analysed.call_sites if site.callee == name})
 
     def _text_and_tree(self, module: str) -> Optional[tuple[str, ast.Module]]:
         """A project module's text and ``ast`` (kept from its outline when read before); None
@@ -741,6 +805,26 @@ class ProjectIndex:
                 analysed = self._importer_analysis(importer, outline)
                 if analysed is not None:
                     found.append(analysed)
+        if called != "__call__":
+            for sibling in self._siblings_calling(module, called):
+                analysed = self._importer_analysis(sibling, self._outline(sibling))
+                if analysed is not None:
+                    found.append(analysed)
+        return found
+
+    def _siblings_calling(self, module: str, called: str) -> list[str]:
+        """The modules that an importer of ``module`` imports, not importing ``module``
+        themselves, whose text calls ``called`` (trainer.py, given the ``ExperienceReplay`` that
+        main.py builds from memory.py, calling ``self.memory.append``): their analyses resolve
+        the call through what the importer passes them."""
+        importers = {importer for importer, _ in self._importing(module)}
+        calling = set(self._files_calling().get(called, ()))
+        found: list[str] = []
+        for importer in sorted(importers):
+            for binding in self._outline(importer).bindings:
+                other = binding.module
+                if other and other != module and other not in importers and other in calling and other not in found:
+                    found.append(other)
         return found
 
     def _importer_analysis(self, importer: str, outline: _Outline) -> Optional[FileFacts]:
@@ -830,11 +914,21 @@ class ProjectIndex:
                 self._constructions[importer] = _constructions(tree) if tree is not None else None
             constructions = self._constructions[importer]
             if constructions is not None:
-                found |= _arguments_of_project_classes(constructions, outline.bindings, module)
+                found |= _arguments_of_project_classes(constructions, outline.bindings, module, self._function_parameters(module))
         made = self._arguments_by_importers[module] = frozenset(
             (function, position, self._defining_class(key)) for function, position, key in found
         )
         return made
+
+    def _function_parameters(self, module: str) -> dict[str, list[str]]:
+        """The parameter names of each top-level function of ``module`` (read with ``ast``)."""
+        read = self._text_and_tree(module)
+        if read is None:
+            return {}
+        return {
+            statement.name: [a.arg for a in (*statement.args.posonlyargs, *statement.args.args, *statement.args.kwonlyargs)]
+            for statement in read[1].body if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
 
     def _importer_tree(self, importer: str) -> Optional[ast.Module]:
         """The ``ast`` of an importing module: the tree its outline was just read from, if kept,

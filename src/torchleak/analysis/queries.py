@@ -472,7 +472,8 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
             # (its call of the helper further down that keeps it: the event the helper recorded there)
             statement = helper.effect_nodes.get(id(effect))
             inside = {id(node) for node in subtree(statement)} if statement is not None else set()
-            own = next((other for other in [*helper.accumulations, *helper.stores] if id(other.node) in inside), None)
+            kept: list[Held] = [*helper.accumulations, *helper.stores]
+            own = next((other for other in kept if id(other.node) in inside), None)
             if own is not None:
                 return own
             continue
@@ -731,10 +732,11 @@ def _carried_for_importers(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
     for function in facts.functions:
         for effect in function.summary.effects:
             statement = function.effect_nodes.get(id(effect))
+            computed = effect.kind == "carry" and not effect.value.params and effect.value.attached  # (as _fixed_in_imported)
             if (
-                statement is not None and effect.where == function.name and effect.value.params
+                statement is not None and effect.where == function.name
                 and (effect.kind == "carry" or effect.kind == "accumulate" and effect.method == DECAYING_SUM)
-                and keeps_in_one_place(function.summary, effect)
+                and (effect.value.params and keeps_in_one_place(function.summary, effect) or computed)
             ):
                 carries.setdefault(f"{externals.path}:{function.summary.key}", (function, effect, statement))
     reported: set[int] = set()

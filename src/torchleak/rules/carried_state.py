@@ -10,7 +10,8 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
-from torchleak.analysis.flow import arithmetic_leaves, decays_itself, dotted, single_assign
+from torchleak.analysis.flow import arithmetic_leaves, decays_itself, single_assign
+from torchleak.analysis.names import dotted
 from torchleak.analysis.queries import (
     averaged_operand, carried_where_fixed, history_keeping_reset, item_fix, retained_over_carried_state, state_kind, statement_text,
     sums_into_itself, uncalled_reset,

@@ -200,6 +200,8 @@ class RetainGraphCarriedState(Rule):
     def check(self, facts: FileFacts) -> Iterator[Report]:
         carried_pairs = list(carried_state(facts))
         for call, binding in retained_over_carried_state(facts):
+            if call.retain_graph is None:
+                continue  # (never: the query yields retaining calls only)
             steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False
             harm = (
                 "optimizer.step() then modifies in place the weights the retained graph saved, so the next "

@@ -19,7 +19,7 @@ def train_one_epoch(model, criterion, loader, optimizer, max_norm=0.1):
         # Measured under torch 2.13 CPU (Linear 8-16-4, batches of 4; 1, 5, 10 batches): the
         # meters' totals and windows keep 18 -> 74 -> 144 autograd nodes (+14 per batch); 0 with
         # {k: v.item() for k, v in loss_dict.items()}, 0 from evaluate() under no_grad.
-        logger.update(loss=losses.item(), **loss_dict)  # expect: TLK101, TLK102 (misc.py)
+        logger.update(loss=losses.item(), **loss_dict)  # expect: TLK101 (misc.py; the window deque(maxlen=window_size), 20 by default, holds at most 20 graphs: no TLK102)
         logger.update(lr=optimizer.param_groups[0]["lr"])  # clean: a number
     return logger.summary()
 

@@ -9,7 +9,7 @@ class ModelEMA:
 
     def update(self, model):
         for name, p in model.named_parameters():
-            self.shadow[name] = self.decay * self.shadow[name] + (1.0 - self.decay) * p  # (reported at the call in train_vqvae.py:41: EMA of the parameters without no_grad, (1 - decay) * p with p requiring grad, stored in self.shadow each step)
+            self.shadow[name] = self.decay * self.shadow[name] + (1.0 - self.decay) * p  # expect: TLK103 (EMA of the parameters without no_grad, (1 - decay) * p with p requiring grad, stored in self.shadow each step; called once, from train_vqvae.py:41)
 
     @torch.no_grad()
     def averaged_copy(self, model, factory):

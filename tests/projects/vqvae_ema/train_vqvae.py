@@ -38,7 +38,7 @@ def train(epoch, loader, model, optimizer, scheduler, ema, sample_every=4):
         if scheduler is not None:
             scheduler.step()
         optimizer.step()
-        ema.update(model)  # expect: TLK103 (ema.py) a carried state: ModelEMA.update blends parameters that require grad into ema.shadow
+        ema.update(model)  # a carried state: ModelEMA.update blends parameters that require grad into ema.shadow (reported at ema.py:12, the one call)
 
         mse_sum += recon_loss.item() * img.shape[0]
         mse_n += img.shape[0]

@@ -7889,3 +7889,32 @@ class TestRoundTwentyThreeShapes:
         """
         assert [code for _, code, _ in self.findings(src)] == ["TLK102"]
         assert self.findings(src.replace("miner.update(ids, per_image)", "miner.update(ids, per_image.detach())")) == []
+
+    def test_a_history_a_helper_only_appends_to_is_no_source_of_what_it_returns(self) -> None:
+        # (zoo23b Meta-SGD: the inner step logs its create_graph gradient norm into
+        # plot_history and returns adapted weights the meta-loss backwards)
+        src = """
+            import torch
+
+            def inner_step(model, loss_fn, task, history):
+                x, y = task
+                loss = loss_fn(model(x), y)
+                grads = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+                norm = torch.stack([g.norm() for g in grads]).norm()
+                history["grad_norm"].append(norm)
+                return [p - 0.1 * g for p, g in zip(model.parameters(), grads)]
+
+            def run(batches, model, loss_fn, opt, functional):
+                history = {"grad_norm": []}
+                for tasks in batches:
+                    meta_loss = 0.0
+                    for task in tasks:
+                        adapted = inner_step(model, loss_fn, task, history)
+                        meta_loss = meta_loss + loss_fn(functional(adapted, task[0]), task[1])
+                    opt.zero_grad()
+                    meta_loss.backward()
+                    opt.step()
+                return history
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK301"]
+        assert self.findings(src.replace('history["grad_norm"].append(norm)', 'history["grad_norm"].append(norm.item())')) == []

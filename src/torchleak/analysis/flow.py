@@ -4722,10 +4722,16 @@ class _Walker:
 
     def _note_cut_arguments(self, node: cst.Call, callee: Function) -> None:
         """Mark the arguments of ``node`` whose parameter reaches none of ``callee``'s returns
-        through data (only through ``.detach()``, or not at all), when the callee keeps
-        nothing of its arguments: the call's result carries no graph of theirs."""
-        if type(callee.node) is not cst.FunctionDef or callee.summary.effects or callee.summary.calls_backward:
+        through data (only through ``.detach()``, or not at all), and whose value the callee
+        keeps nowhere (a history it only appends its own values to is such a parameter): the
+        call's result carries no graph of theirs."""
+        if type(callee.node) is not cst.FunctionDef:
             return
+        # (nor one whose graph a backward of the callee differentiates: that call consumes it)
+        kept = frozenset().union(
+            *(effect.value.params for effect in callee.summary.effects),
+            _backwarded_parameters(callee) if callee.summary.calls_backward else frozenset(),
+        )
         returned: set[str] = set()
         for statement in own_returns(callee.node):
             if statement.value is not None:
@@ -4733,7 +4739,7 @@ class _Walker:
         reaching = callee.sources_of(returned, data_only=True) | returned
         roots = {key.split(".", 1)[0] for key in reaching}
         for index, name in enumerate(callee.summary.parameters):
-            if name in ("self", "cls") or name.startswith("*") or name in roots:
+            if name in ("self", "cls") or name.startswith("*") or name in roots or index in kept:
                 continue
             argument = argument_at(node, callee.summary, index)
             if argument is not None:

@@ -1,3 +1,4 @@
+# Modelled on: https://github.com/pytorch/vision/tree/main/references/detection
 r"""Tiny FCOS detection training, following the layout of the torchvision
 detection references (train.py / engine.py / utils.py).
 

@@ -1,3 +1,4 @@
+# Modelled on: https://github.com/jaywalnut310/vits
 import os
 import math
 import copy

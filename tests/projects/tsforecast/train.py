@@ -1,3 +1,4 @@
+# Modelled on: https://github.com/thuml/Time-Series-Library
 import math
 import random
 import tempfile

@@ -7918,3 +7918,27 @@ class TestRoundTwentyThreeShapes:
         """
         assert [code for _, code, _ in self.findings(src)] == ["TLK301"]
         assert self.findings(src.replace('history["grad_norm"].append(norm)', 'history["grad_norm"].append(norm.item())')) == []
+
+    def test_a_queue_filled_outside_no_grad_with_attached_features_holds_them(self) -> None:
+        # (zoo23b SwAV: ``queue[i, :bs] = embedding[...]`` into a queue handed in; what the loss
+        # reads of the queue is computed under no_grad, so it backwards none of it)
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            def train(loader, model, optimizer, queue):
+                for inputs in loader:
+                    embedding, output = model(inputs)
+                    bs = inputs.size(0)
+                    with torch.no_grad():
+                        out = torch.cat((queue[0] @ model.prototypes.weight.t(), output.detach()))
+                        q = torch.softmax(out, 1)[-bs:]
+                    queue[0, bs:] = queue[0, :-bs].clone()
+                    queue[0, :bs] = embedding
+                    loss = -torch.mean(torch.sum(q * F.log_softmax(output, dim=1), dim=1))
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK102")]
+        assert self.findings(src.replace("queue[0, :bs] = embedding", "queue[0, :bs] = embedding.detach()")) == []

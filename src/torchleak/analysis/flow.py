@@ -2732,7 +2732,9 @@ class _Walker:
             return
         self._binding(statement, key, value, sources, fed)
         arguments = self._element_arguments(value_node, position)
-        if arguments is None:
+        if self.no_grad and value.detached and self.values.get(id(value_node), value).detached:
+            pass  # (computed under no_grad: no graph of its sources flows into it)
+        elif arguments is None:
             self._flow(self._graph_sources(value_node), key)
         else:  # ``imgs, labels, total = step(imgs, labels, total)``: each element from its own arguments
             assert isinstance(value_node, cst.Call)
@@ -3144,14 +3146,19 @@ class _Walker:
             return  # a write into a tensor under no_grad records nothing
         if container.kind is Kind.NUMBER:
             return  # ``vec = np.zeros(n)`` then ``vec[i] = loss``: numpy keeps the number, not the graph
+        if container.kind is Kind.UNKNOWN and len(target.slice) >= 2 and any(type(element.slice) is cst.Slice for element in target.slice):
+            # ``queue[i, :bs] = embedding``: only a tensor takes a slice along a second dimension
+            container = replace(container, kind=Kind.TENSOR)
         if container.kind is Kind.TENSOR and (value.attached or value.params) and self._tensor_slot_blend(target, key, value_node, value):
             if value.attached:
                 self.env[key] = replace(container, state=State.ATTACHED)
             return
         if container.kind is Kind.TENSOR and (value.attached or value.params):
             # ``queue[:, ptr] = feats``: a write into a tensor keeps a link to what was written
-            # and to the tensor's previous versions, overwritten slots included.
-            self._store(statement, target.value, key, "slice", value_node, value, frozenset({"<tensor>"}))
+            # and to the tensor's previous versions, overwritten slots included (a shift of the
+            # tensor's own values, ``queue[i, bs:] = queue[i, :-bs].clone()``, brings no new graph)
+            if key not in {name.split("[", 1)[0] for name in data_mentions(value_node)}:
+                self._store(statement, target.value, key, "slice", value_node, value, frozenset({"<tensor>"}))
             if value.attached:
                 self.env[key] = replace(container, state=State.ATTACHED)
             elif key in self.local_names and not container.attached:

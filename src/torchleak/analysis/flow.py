@@ -5597,9 +5597,9 @@ def _backwarded_parameters(function: Function) -> frozenset[int]:
     cut = _parameters_cut_on_entry(function)
     reaching = function.sources_of(function.backward_mentions) | function.backward_mentions
     found: set[int] = set()
-    for index, parameter in enumerate(function.summary.parameters):
-        name = parameter.lstrip("*")
-        used = parameter.startswith("*") or any(key == name or key.startswith(name + ".") for key in reaching)
+    for index, written in enumerate(function.summary.parameters):
+        name = written.lstrip("*")
+        used = written.startswith("*") or any(key == name or key.startswith(name + ".") for key in reaching)
         if index not in cut and used:
             found.add(index)
     return frozenset(found)

@@ -1401,6 +1401,17 @@ def differentiated_again(call: BackwardCall) -> bool:
     later = set().union(*(other.mentions for other in function.backwards if other is not call))
     return bool(derived & (later | function.consumed))
 
+def detach_statement(binding: Binding, key: str) -> Optional[str]:
+    """The statement that detaches the carried state ``key`` (``h = h.detach()``, each element
+    of a tuple); None when what it holds is not known."""
+    kind = state_kind(binding)
+    if kind is Kind.TUPLE:
+        return f"{key} = tuple(t.detach() for t in {key})"
+    if kind is Kind.TENSOR:
+        return f"{key} = {key}.detach()"
+    return None
+
+
 def state_kind(binding: Binding) -> Kind:
     """What the carried state is, from every value the function gives it (``h = torch.zeros(...)``
     before the loop makes it a tensor even where a model's output rebinds it)."""

@@ -9,11 +9,11 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import Binding, FileFacts, Kind, Loop
+from torchleak.analysis.facts import Binding, FileFacts, Loop
 from torchleak.analysis.flow import arithmetic_leaves, decays_itself, single_assign
 from torchleak.analysis.names import dotted
 from torchleak.analysis.queries import (
-    averaged_operand, carried_where_fixed, history_keeping_reset, item_fix, retained_over_carried_state, state_kind, statement_text,
+    averaged_operand, carried_where_fixed, detach_statement, history_keeping_reset, item_fix, retained_over_carried_state, statement_text,
     sums_into_itself, uncalled_reset,
 )
 from torchleak.edits import accumulation_fix, evidence, state_fix_edit
@@ -425,10 +425,8 @@ class CarriedState(Rule):
                     fix = f"average {value}.detach() instead"
             elif _starts_as_leaf(binding):
                 fix = f"start each iteration from a fresh leaf: {key} = {key}.detach().requires_grad_()"
-            elif state_kind(binding) is Kind.TENSOR:
-                fix = f"detach it each iteration: {key} = {key}.detach()"
-            elif state_kind(binding) is Kind.TUPLE:
-                fix = f"detach it each iteration: {key} = tuple(t.detach() for t in {key})"
+            elif (detaching := detach_statement(binding, key)) is not None:
+                fix = f"detach it each iteration: {detaching}"
             else:
                 fix = "detach it (each tensor it holds) at the start of each iteration"
             if _names_a_file(binding.via):

@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Kind, Loop
+from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Loop
 from torchleak.analysis.queries import (
-    carried_state, history_keeping_reset, later_backward, retained_over_carried_state, state_kind, statement_text,
+    carried_state, detach_statement, history_keeping_reset, later_backward, retained_over_carried_state, statement_text,
 )
 from torchleak.edits import keyword_edit, state_fix_edit
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -224,10 +224,8 @@ class RetainGraphCarriedState(Rule):
                 detach = f"detach it each iteration (in {binding.in_callee}, where it is updated)"
             elif binding.function is not call.function:
                 detach = f"detach it each iteration ({key} = {key}.detach() in {binding.function.name}, where it is updated)"
-            elif state_kind(binding) is Kind.TUPLE:
-                detach = f"detach it each iteration ({key} = tuple(t.detach() for t in {key}))"
-            elif state_kind(binding) is Kind.TENSOR:
-                detach = f"detach it each iteration ({key} = {key}.detach())"
+            elif (detaching := detach_statement(binding, key)) is not None:
+                detach = f"detach it each iteration ({detaching})"
             else:
                 detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
             fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach, "reset_in": reset_in}

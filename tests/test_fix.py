@@ -553,7 +553,7 @@ def test_insertions_in_a_one_line_suite_are_joined_with_semicolons() -> None:
     )
 
 
-def test_tlk202_and_its_tlk103_fix_compose_the_carry_detached_once_and_retain_graph_dropped() -> None:
+def test_tlk202_fix_detaches_the_carry_once_and_drops_retain_graph() -> None:
     before = """
         import torch
         h = torch.zeros(1, 32, 64)
@@ -578,9 +578,10 @@ def test_tlk202_and_its_tlk103_fix_compose_the_carry_detached_once_and_retain_gr
     ), outcome.source
     assert {(code, fix.safety) for code, fix in outcome.applied} >= {("TLK202", "unsafe")}
     assert outcome.remaining == []
-    # Safe fixes alone reach the same code: TLK103's detach first, after which no carry needs the
-    # retained graph and TLK201's removal of retain_graph=True is safe.
-    assert fixed(before).source == outcome.source
+    # The carried state is reported once, by TLK202, whose fix changes the gradients (to
+    # truncated backpropagation): safe fixes alone leave the code as it was, and the finding.
+    safe = fixed(before)
+    assert safe.source == dedent(before) and [finding.code for finding in safe.remaining] == ["TLK202"], safe
 
 
 def test_tlk202_keeps_retain_graph_a_later_backward_needs_and_detaches_each_state_once() -> None:

@@ -94,82 +94,6 @@ optimizer.step()
 
 SHAPES = [
     Shape(
-        "a forward hook written as a lambda appending a statistic of the layer's output to a list",
-        "TLK102",
-        COMMON + """
-model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-features = []
-model[0].register_forward_hook(lambda module, inputs, output: features.append(output.abs().mean()))
-""",
-        TRAIN_STEP,
-        TRAIN_STEP,
-        tensor=4_100,
-        fixed_setup=COMMON + """
-model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-features = []
-model[0].register_forward_hook(lambda module, inputs, output: features.append(output.abs().mean().detach()))
-""",
-    ),
-    Shape(
-        "a per-batch train_step summing its loss into a meter its caller hands it",
-        "TLK101",
-        COMMON + """
-model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-
-
-class AverageMeter:
-    def __init__(self):
-        self.sum = 0.0
-        self.count = 0
-
-    def update(self, val, n=1):
-        self.sum += val * n
-        self.count += n
-
-
-def train_step(model, optimizer, x, y, meters):
-    optimizer.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    meters["loss"].update(loss, n=len(x))
-
-
-meters = {"loss": AverageMeter()}
-""",
-        "train_step(model, optimizer, x, y, meters)",
-        "train_step(model, optimizer, x, y, meters)",
-        tensor=8,
-        fixed_setup=COMMON + """
-model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-
-
-class AverageMeter:
-    def __init__(self):
-        self.sum = 0.0
-        self.count = 0
-
-    def update(self, val, n=1):
-        self.sum += val * n
-        self.count += n
-
-
-def train_step(model, optimizer, x, y, meters):
-    optimizer.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    meters["loss"].update(loss.item(), n=len(x))
-
-
-meters = {"loss": AverageMeter()}
-"""
-    ),
-    Shape(
         "a running mean kept by a module inside nn.Sequential, from its attached input",
         "TLK103",
         _norm_module("self.running_mean = 0.9 * self.running_mean + 0.1 * mean"),
@@ -252,7 +176,7 @@ loss = F.cross_entropy(model(adv), y)
 grad, = torch.autograd.grad(loss, adv)
 adv = torch.min(torch.max(adv + 0.01 * grad.sign(), lower), upper)
 """,
-        tensor=4_100,
+        tensor=4_096,
     ),
     Shape(
         "an EMA teacher updated in place from the student's parameters outside no_grad",
@@ -404,7 +328,7 @@ model[1].register_forward_hook(recorder)
 """,
         TRAIN_STEP,
         TRAIN_STEP + "recorder.features.clear()\n",
-        tensor=4_100,
+        tensor=4_096,
     ),
     Shape(
         "a truncated history grown by torch.cat from positions a force helper made leaves",
@@ -531,6 +455,82 @@ opt = torch.optim.SGD(net.parameters(), lr=0.01)
 learner = Learner(net)
 """,
         tensor=9_504,
+    ),
+    Shape(
+        "a forward hook written as a lambda appending a statistic of the layer's output to a list",
+        "TLK102",
+        COMMON + """
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+features = []
+model[0].register_forward_hook(lambda module, inputs, output: features.append(output.abs().mean()))
+""",
+        TRAIN_STEP,
+        TRAIN_STEP,
+        tensor=4_100,
+        fixed_setup=COMMON + """
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+features = []
+model[0].register_forward_hook(lambda module, inputs, output: features.append(output.abs().mean().detach()))
+""",
+    ),
+    Shape(
+        "a per-batch train_step summing its loss into a meter its caller hands it",
+        "TLK101",
+        COMMON + """
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0.0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+
+def train_step(model, optimizer, x, y, meters):
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    meters["loss"].update(loss, n=len(x))
+
+
+meters = {"loss": AverageMeter()}
+""",
+        "train_step(model, optimizer, x, y, meters)",
+        "train_step(model, optimizer, x, y, meters)",
+        tensor=8,
+        fixed_setup=COMMON + """
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0.0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+
+def train_step(model, optimizer, x, y, meters):
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    meters["loss"].update(loss.item(), n=len(x))
+
+
+meters = {"loss": AverageMeter()}
+"""
     ),
 ]
 

@@ -7942,3 +7942,37 @@ class TestRoundTwentyThreeShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK102")]
         assert self.findings(src.replace("queue[0, :bs] = embedding", "queue[0, :bs] = embedding.detach()")) == []
+
+    def test_losses_a_method_leaves_on_the_model_are_read_back_by_the_loop(self) -> None:
+        # (zoo23b CycleGAN: backward_G sets self.loss_G_A..., the loop sums
+        # getattr(model, "loss_" + name) over model.loss_names)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Model:
+                def __init__(self):
+                    self.net = nn.Linear(4, 1)
+                    self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+                    self.loss_names = ["mse", "l1"]
+
+                def optimize(self, x, y):
+                    out = self.net(x)
+                    self.loss_mse = ((out - y) ** 2).mean()
+                    self.loss_l1 = (out - y).abs().mean()
+                    self.opt.zero_grad()
+                    (self.loss_mse + self.loss_l1).backward()
+                    self.opt.step()
+
+            def run(batches):
+                model = Model()
+                sums = {name: 0.0 for name in model.loss_names}
+                for x, y in batches:
+                    model.optimize(x, y)
+                    for name in model.loss_names:
+                        sums[name] += getattr(model, "loss_" + name)
+                return sums
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(25, "TLK101")]
+        assert [(line, code) for line, code, _ in self.findings(src.replace('getattr(model, "loss_" + name)', "model.loss_mse"))] == [(25, "TLK101")]
+        assert self.findings(src.replace('getattr(model, "loss_" + name)', 'float(getattr(model, "loss_" + name))')) == []

@@ -2918,6 +2918,10 @@ class _Walker:
             # ``def update_state(self, hidden): self.hidden = hidden``: the object keeps what it is
             # given; a carry at a call whose argument came out of a forward given the object.
             self._effect(Effect("set", f"self.{attribute}", value, self.function.name))
+        elif value.attached and not self._in_batch_loop():
+            # ``self.loss_G_A = self.criterionGAN(...)`` in ``backward_G``: after the call, the
+            # caller's object holds that graph (``model.loss_G_A``, read by the training loop)
+            self._effect(Effect("set", f"self.{attribute}", value, self.function.name))
         elif (value.detached or value.kind is Kind.NONE) and not any(f"self.{attribute}" in guard for guard in self.guards):
             # (one guarded by a test of the attribute itself builds it once, lazily: no reset per call)
             self._effect(Effect("reset", f"self.{attribute}", value, self.function.name))
@@ -4156,6 +4160,10 @@ class _Walker:
             return NUMBER
         if method in vocab.NUMBER_METHODS and (node.args or method != "size") and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return NUMBER  # ``x.size(0)``, ``x.numel()``
+        if name == "getattr" and len(node.args) >= 2 and node.args[0].keyword is None:
+            read = self._attributes_named(node.args[0].value, node.args[1].value)
+            if read is not None:
+                return read  # (else the builtin's default below: a plain object's member)
         if name in vocab.DETACHING_CALLABLES:
             if name.startswith("torch.") and is_true(keyword(node, "requires_grad")):
                 return LEAF  # ``torch.zeros(n, requires_grad=True)``
@@ -4656,6 +4664,29 @@ class _Walker:
                 candidates = keeping
         return candidates[0] if len(candidates) == 1 else None
 
+    def _attributes_named(self, owner: cst.BaseExpression, name: cst.BaseExpression) -> Optional[Value]:
+        """``getattr(model, "loss_" + name)``: what the attributes of ``model``'s class (of the
+        file) whose names start with that text hold, together; None when the class or the
+        text is not known."""
+        prefix = _string_value(name) if type(name) is cst.SimpleString else None
+        if type(name) is cst.BinaryOperation and type(name.operator) is cst.Add and type(name.left) is cst.SimpleString:
+            prefix = _string_value(name.left)
+        owner_key = dotted(owner)
+        held = self._lookup(owner_key) if owner_key is not None else UNKNOWN
+        cls = self.function.cls if owner_key == "self" else held.cls
+        if not isinstance(prefix, str) or not prefix or owner_key is None or cls is None or cls not in self.context.classes:
+            return None
+        attributes = {
+            target.attr.value
+            for info in self.context.class_chain(cls) for method in info.methods.values()
+            for node in subtree(method.body)
+            if type(node) is cst.AssignTarget and type(target := node.target) is cst.Attribute
+            and type(target.value) is cst.Name and target.value.value == "self" and target.attr.value.startswith(prefix)
+        }
+        if not attributes:
+            return None
+        return join(*(self._lookup(f"{owner_key}.{attribute}") for attribute in sorted(attributes)))
+
     def _bounded(self, key: str) -> bool:
         """``key`` is only ever assigned a ``deque`` with a ``maxlen`` (``self.deque =
         deque(maxlen=window_size)``, or a local one)."""
@@ -5094,6 +5125,10 @@ class _Walker:
                 owner = key.split(".", 1)[0]
                 if any(name == owner or name.startswith(owner + ".") for name in self._fed_from(argument)):
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
+                elif effect.value.attached:
+                    # (what the method computed and left on the object is new at every call:
+                    # ``model.loss_G_A`` after ``model.optimize_parameters()``)
+                    self._binding(statement, key, value, mentions(node), via=via)
                 self.env[key] = value
                 continue
             inner = self._callee_store(callee, effect) if not effect.value.params or self._fix_goes_in_callee(node, callee, effect) else None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 import typing
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -1297,21 +1296,26 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     if effect.where == summary.name:
         # (or a state it carries from what it computes itself: ``ModelEMA.update`` averaging the
         # parameters of the model it is given, with grad)
-        computed = effect.kind == "carry" and not effect.value.params and effect.value.attached
-        return summary.key if keeps_in_one_place(summary, effect) or computed else ""
+        return summary.key if keeps_in_one_place(summary, effect) or carries_what_it_computes(effect) else ""
     # a helper further down, in another module (``Agent.step`` handing the loss it computes to
     # ``TrainingStats.add_loss`` of utils.py), that keeps it in one place: that helper, when
     # the call gives nothing of what is kept (else detaching what it passes is the fix, here)
     module = effect.origin.rpartition(":")[0]
-    same = [other for other in summary.effects if (other.kind, other.where, other.target) == (effect.kind, effect.where, effect.target)]
     further = module and module != summary.module  # (a helper of the called function's own module: reported at the call)
-    candidates = [f"{module}:{effect.where}"] if further and effect.where and len(same) == 1 and not effect.value.params else []
+    candidates = [f"{module}:{effect.where}"] if further and effect.where and _handed_once(summary, effect) and not effect.value.params else []
     if computed_and_handed_on(summary, effect):
         # what the called function computes and hands on to a helper that keeps it
         # (``meters["loss"].update(loss)`` in engine.py's per-batch ``train_step``): its own
         # statement, when that helper is called from elsewhere too
         candidates.append(summary.key)
     return HELPER_SEPARATOR.join(candidates)
+
+
+def carries_what_it_computes(effect: Effect) -> bool:
+    """A state the function carries from a graph it computes itself, of nothing it is given
+    (``ModelEMA.update`` averaging, with grad, the parameters of the model it is handed): its
+    own statement is the fix, whoever calls it."""
+    return effect.kind == "carry" and not effect.value.params and effect.value.attached
 
 
 #: Between the keys of ``Accumulation.helper`` (and the others'): the helpers where the fix may
@@ -1329,6 +1333,12 @@ def computed_and_handed_on(summary: Summary, effect: Effect) -> bool:
     the helper that keeps it, once: the fix is at that call, in the function."""
     if effect.kind not in ("store", "accumulate") or effect.value.params or effect.where == summary.name:
         return False
+    return _handed_once(summary, effect)
+
+
+def _handed_once(summary: Summary, effect: Effect) -> bool:
+    """``effect`` is the function's only one of its kind by that helper into that target: one
+    call hands the helper what it keeps there."""
     return sum(1 for other in summary.effects if (other.kind, other.where, other.target) == (effect.kind, effect.where, effect.target)) == 1
 
 
@@ -5356,11 +5366,20 @@ class _Walker:
         if key is None or key.split(".", 1)[0] in parameters or not body.args:
             return
         stored = body.args[-1].value
-        if _NO_GRAPH_READ.search(cst.Module([]).code_for_node(stored)):
-            return  # (``out.detach()``, ``out.shape``: no graph kept)
-        given = frozenset(index for index, name in enumerate(parameters) if name in mentions(stored))
-        if given:
-            effect = Effect("store", key, Value(State.UNKNOWN, params=given), "lambda", body.func.attr.value)
+        # what is stored, as a function of the lambda's parameters (``out.detach()`` and
+        # ``out.shape`` depend on none of them as a graph)
+        saved = {name: self.env.get(name) for name in parameters}
+        self.env.update({name: parameter(index) for index, name in enumerate(parameters)})
+        try:
+            value = self.evaluate(stored)
+        finally:
+            for name, previous in saved.items():
+                if previous is None:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = previous
+        if value.params and not value.detached:
+            effect = Effect("store", key, Value(State.UNKNOWN, params=value.params), "lambda", body.func.attr.value)
             self.context.hooks.append((effect, "lambda", len(parameters), body))
 
     def _apply_hook(self, effect: Effect, hook: str, parameters: int, store_node: cst.CSTNode) -> None:
@@ -5613,10 +5632,6 @@ _COMMON_METHODS = frozenset(
 )
 _NUMBER_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "round", "isinstance", "hash", "id", "format"})
 
-
-#: What a stored expression reads when it keeps no graph (``out.detach()``, ``o.cpu().numpy()``,
-#: ``out.shape``).
-_NO_GRAPH_READ: Final = re.compile(r"\.(?:detach|item|tolist|numpy|size|dim)\(|\.(?:shape|dtype|device|ndim)\b")
 
 #: Calls that give (values, indices): the values keep the graph, the indices never carry one.
 _VALUES_AND_INDICES = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin", "max", "min", "median", "nanmedian"})

@@ -164,6 +164,11 @@ def _names_bound_by(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
     return frozenset(names)
 
 
+#: ``defaultdict(AverageMeter)``, ``partial(Meter, ...)``: a class handed to a factory that builds
+#: its instances (a use of its import, as a call is).
+_FACTORY_CALL: Final = r"\b(?:defaultdict|partial)\(\s*"
+
+
 class _Uses:
     """Which names a module's text calls, reads an attribute of, names as a base or annotates
     with: one scan of the text for all its imports (a pattern per import costs a pass over the
@@ -173,8 +178,7 @@ class _Uses:
     #: ``(meter: Meter`` or ``, meter: "Meter"``: a parameter's annotation.
     _ANNOTATIONS = re.compile(r"[(,]\s*\*{0,2}\w+\s*:\s*[\"']?(\w+)\b")
     _BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
-    #: ``defaultdict(AverageMeter)``: a class handed to a factory that builds its instances.
-    _FACTORIES = re.compile(r"\b(?:defaultdict|partial)\(\s*(\w+)")
+    _FACTORIES = re.compile(_FACTORY_CALL + r"(\w+)")
 
     def __init__(self, source: Union[str, Callable[[], str]]) -> None:
         self._text = source
@@ -201,7 +205,7 @@ def _uses(source: str, local: str) -> bool:
     annotates a parameter with it (``meter: AverageMeter``: its methods are then followed)."""
     name = re.escape(local)
     return re.search(
-        rf"\b{name}\s*[(.]|[(,]\s*\*{{0,2}}\w+\s*:\s*[\"']?{name}\b|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b|\b(?:defaultdict|partial)\(\s*{name}\b",
+        rf"\b{name}\s*[(.]|[(,]\s*\*{{0,2}}\w+\s*:\s*[\"']?{name}\b|^[ \t]*class\s+\w+\s*\([^)]*\b{name}\b|{_FACTORY_CALL}{name}\b",
         source, re.MULTILINE,
     ) is not None
 
@@ -644,6 +648,7 @@ class ProjectIndex:
         self._imported_words: Optional[dict[str, list[str]]] = None
         self._method_files: Optional[dict[str, list[str]]] = None
         self._calls_by_word: Optional[dict[str, list[str]]] = None
+        self._siblings: dict[tuple[str, str], list[str]] = {}
         self._key_suffix = f"|{root}|{SCHEMA}|{self.settings.vocabulary_key()}"
         self._calls_by_module: dict[str, dict[str, Counter[str]]] = {}
         self._analysed_importers: dict[str, Optional[FileFacts]] = {}
@@ -817,6 +822,9 @@ class ProjectIndex:
         themselves, whose text calls ``called`` (trainer.py, given the ``ExperienceReplay`` that
         main.py builds from memory.py, calling ``self.memory.append``): their analyses resolve
         the call through what the importer passes them."""
+        known = self._siblings.get((module, called))
+        if known is not None:
+            return known
         importers = {importer for importer, _ in self._importing(module)}
         calling = set(self._files_calling().get(called, ()))
         found: list[str] = []
@@ -825,6 +833,7 @@ class ProjectIndex:
                 other = binding.module
                 if other and other != module and other not in importers and other in calling and other not in found:
                     found.append(other)
+        self._siblings[(module, called)] = found
         return found
 
     def _importer_analysis(self, importer: str, outline: _Outline) -> Optional[FileFacts]:
@@ -908,13 +917,16 @@ class ProjectIndex:
         if known is not None:
             return known
         found: set[tuple[str, int, str]] = set()
+        functions: Optional[dict[str, list[str]]] = None  # (read once, when an importer builds anything)
         for importer, outline in self._importing(module):
             if importer not in self._constructions:
                 tree = self._importer_tree(importer)
                 self._constructions[importer] = _constructions(tree) if tree is not None else None
             constructions = self._constructions[importer]
             if constructions is not None:
-                found |= _arguments_of_project_classes(constructions, outline.bindings, module, self._function_parameters(module))
+                if functions is None:
+                    functions = self._function_parameters(module)
+                found |= _arguments_of_project_classes(constructions, outline.bindings, module, functions)
         made = self._arguments_by_importers[module] = frozenset(
             (function, position, self._defining_class(key)) for function, position, key in found
         )

@@ -13,7 +13,7 @@ from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSi
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, computed_and_handed_on, HELPER_SEPARATOR,
+    DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
     own_returns, scope_of, stores_the_parameter, subtree,
 )
 
@@ -699,14 +699,26 @@ def averaged_operand(facts: FileFacts, binding: Binding) -> Optional[Accumulatio
     derived = binding.function.derived_from({binding.key})
     if derived & set(binding.function.returned_keys) or any(derived & call.mentions for call in binding.function.backwards):
         return None  # the average takes part in a loss or an output: a detached operand would change a gradient
-    leaves = [
-        leaf for leaf in arithmetic_leaves(assign.value)
-        if dotted(leaf) != binding.key and (value := facts.values.get(id(leaf))) is not None and value.attached
-    ]
-    if len(leaves) != 1:
+    operand = folded_operand(facts, binding.node)
+    if operand is None:
         return None
     target = assign.targets[0].target
-    return Accumulation(binding.node, binding.seq, binding.loop, binding.function, target, binding.key, "=", leaves[0], facts.values[id(leaves[0])])
+    return Accumulation(binding.node, binding.seq, binding.loop, binding.function, target, binding.key, "=", operand, facts.values[id(operand)])
+
+
+def folded_operand(facts: FileFacts, statement: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The one operand with a graph that the moving average ``statement`` folds into its target
+    (``loss`` in ``ema = 0.98 * ema + 0.02 * loss``; ``torch.mean(et)`` in a helper's
+    ``ma_et = (1 - r) * ma_et + r * torch.mean(et)``), or None."""
+    assign = single_assign(statement)
+    target = dotted(assign.targets[0].target) if assign is not None and len(assign.targets) == 1 else None
+    if assign is None or target is None or not decays_itself(statement, target):
+        return None
+    leaves = [
+        leaf for leaf in arithmetic_leaves(assign.value)
+        if dotted(leaf) != target and (value := facts.values.get(id(leaf))) is not None and value.attached
+    ]
+    return leaves[0] if len(leaves) == 1 else None
 
 
 def carried_where_fixed(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
@@ -732,11 +744,10 @@ def _carried_for_importers(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
     for function in facts.functions:
         for effect in function.summary.effects:
             statement = function.effect_nodes.get(id(effect))
-            computed = effect.kind == "carry" and not effect.value.params and effect.value.attached  # (as _fixed_in_imported)
             if (
                 statement is not None and effect.where == function.name
                 and (effect.kind == "carry" or effect.kind == "accumulate" and effect.method == DECAYING_SUM)
-                and (effect.value.params and keeps_in_one_place(function.summary, effect) or computed)
+                and (effect.value.params and keeps_in_one_place(function.summary, effect) or carries_what_it_computes(effect))
             ):
                 carries.setdefault(f"{externals.path}:{function.summary.key}", (function, effect, statement))
     reported: set[int] = set()
@@ -947,10 +958,13 @@ def retained_for_a_guarded_backward(call: BackwardCall) -> bool:
     return False
 
 
-def retained_over_carried_state(facts: FileFacts) -> Iterator[tuple[BackwardCall, Binding]]:
+def retained_over_carried_state(
+    facts: FileFacts, pairs: Optional[list[tuple[Loop, Binding]]] = None
+) -> Iterator[tuple[BackwardCall, Binding]]:
     """Each ``retain_graph=...`` backward with the carried state it papers over (TLK202's
-    finding; TLK103 leaves that state to it: one leak, one place to read about it)."""
-    carried = {id(loop): binding for loop, binding in carried_state(facts)}
+    finding; TLK103 leaves that state to it: one leak, one place to read about it); ``pairs``:
+    ``carried_state(facts)`` when the caller has it already."""
+    carried = {id(loop): binding for loop, binding in (carried_state(facts) if pairs is None else pairs)}
     for function in facts.functions:
         for call in function.backwards:
             if call.retain_graph is None:

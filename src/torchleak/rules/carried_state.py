@@ -7,14 +7,11 @@ import re
 from collections.abc import Iterator
 from typing import ClassVar
 
-import libcst as cst
-
 from torchleak.analysis.facts import Binding, FileFacts, Loop
-from torchleak.analysis.flow import arithmetic_leaves, decays_itself, single_assign
-from torchleak.analysis.names import dotted
+from torchleak.analysis.flow import single_assign
 from torchleak.analysis.queries import (
-    averaged_operand, carried_where_fixed, detach_statement, history_keeping_reset, item_fix, retained_over_carried_state, statement_text,
-    sums_into_itself, uncalled_reset,
+    averaged_operand, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, retained_over_carried_state,
+    statement_text, sums_into_itself, uncalled_reset,
 )
 from torchleak.edits import accumulation_fix, evidence, state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -408,7 +405,7 @@ class CarriedState(Rule):
                 how = "updated" if single_assign(binding.node) is not None else "updated in place"  # (``self.gap = m * self.gap + ...``)
                 where = f" ({how} by {binding.in_callee} from tensors that require grad)"
                 fix = f"make the update under torch.no_grad() in {binding.in_callee.rsplit('.', 1)[-1]}"
-                operand = _attached_operand(facts, binding)
+                operand = folded_operand(facts, binding.node)
                 if operand is not None:
                     # (a moving average of one graph the helper computes: its operand, detached)
                     fix = f"average {item_fix(facts, operand)}.detach() instead (or {fix})"
@@ -446,20 +443,6 @@ class CarriedState(Rule):
         if uncalled_reset(facts, loop, binding.key) is not None:
             return None  # the class's own reset, called by the training loop, is the fix
         return carried_state_fix(facts, loop, binding)
-
-
-def _attached_operand(facts: FileFacts, binding: Binding) -> cst.BaseExpression | None:
-    """The one operand with a graph that a moving average in a helper folds in
-    (``torch.mean(et)`` in ``ma_et = (1 - r) * ma_et + r * torch.mean(et)``)."""
-    assign = single_assign(binding.node)
-    key = binding.key.rsplit(".", 1)[-1]
-    if assign is None or not decays_itself(binding.node, dotted(assign.targets[0].target) or ""):
-        return None
-    leaves = [
-        leaf for leaf in arithmetic_leaves(assign.value)
-        if (dotted(leaf) or "").rsplit(".", 1)[-1] != key and (value := facts.values.get(id(leaf))) is not None and value.attached
-    ]
-    return leaves[0] if len(leaves) == 1 else None
 
 
 def _trains(facts: FileFacts, loop: Loop, binding: Binding) -> bool:

@@ -199,7 +199,7 @@ class RetainGraphCarriedState(Rule):
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         carried_pairs = list(carried_state(facts))
-        for call, binding in retained_over_carried_state(facts):
+        for call, binding in retained_over_carried_state(facts, carried_pairs):
             if call.retain_graph is None:
                 continue  # (never: the query yields retaining calls only)
             steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False

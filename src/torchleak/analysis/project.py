@@ -741,12 +741,6 @@ class ProjectIndex:
         siblings = self._siblings_calling(module, called) if called != "__call__" else []
         if called != "__call__" and set(by_name) <= {module} and not siblings:
             return False  # no importer the index finds calls it: its module could not report it
-        if sum(by_name.values()) != 1 or siblings or called == "__call__":  # (``stopper(loss)`` names no method)
-            # more than one call names it: count those the importers' (and siblings') analyses
-            # resolve to it, and those of its own module
-            resolved = {(site.callee, site.call_id) for facts in self.importers_calling(key) for site in facts.call_sites}
-            if self._own_calls(module, name, by_name[module]) + sum(1 for callee, _ in resolved if callee == key) != 1:
-                return False
         if called != "__call__" and any(
             caller not in by_name and caller != module and caller not in siblings
             for caller in self._files_calling().get(called, ())
@@ -756,7 +750,21 @@ class ProjectIndex:
             # helper's module cannot see that call, so the caller reports it
             return False
         read = self._text_and_tree(module)
-        return read is not None and self._passes_prefilter(module, *read)
+        if read is None or not self._passes_prefilter(module, *read):
+            return False
+        if sum(by_name.values()) != 1 or siblings or called == "__call__":  # (``stopper(loss)`` names no method)
+            # more than one call names it: count those the importers' (and siblings') analyses
+            # resolve to it, and those of its own module, analysing importers only until a
+            # second call is found (a library module may have a hundred importers)
+            own = self._own_calls(module, name, by_name[module])
+            resolved: set[int] = set()
+            for facts in self._importer_analyses_calling(key):
+                if own + len(resolved) > 1:
+                    return False
+                resolved.update(site.call_id for site in facts.call_sites if site.callee == key)
+            if own + len(resolved) != 1:
+                return False
+        return True
 
     def _files_calling(self) -> dict[str, list[str]]:
         """Each name a call names in the project's text (``x.append(``, ``log(``) -> the files
@@ -801,21 +809,23 @@ class ProjectIndex:
         """The analyses of the modules importing ``key``'s module that call it by name (only
         those are analysed: a library module may have dozens of importers); all of them for a
         ``__call__``, which no call names."""
+        return list(self._importer_analyses_calling(key))
+
+    def _importer_analyses_calling(self, key: str) -> Iterator[FileFacts]:
+        """``importers_calling``, analysed one at a time as they are asked for."""
         module, _, name = key.partition(":")
         called = name.rsplit(".", 1)[-1]
         callers: Counter[str] = self._calls_by_name(module).get(called, Counter())
-        found: list[FileFacts] = []
         for importer, outline in self._importing(module):
             if importer in callers or called == "__call__":
                 analysed = self._importer_analysis(importer, outline)
                 if analysed is not None:
-                    found.append(analysed)
+                    yield analysed
         if called != "__call__":
             for sibling in self._siblings_calling(module, called):
                 analysed = self._importer_analysis(sibling, self._outline(sibling))
                 if analysed is not None:
-                    found.append(analysed)
-        return found
+                    yield analysed
 
     def _siblings_calling(self, module: str, called: str) -> list[str]:
         """The modules that an importer of ``module`` imports, not importing ``module``
@@ -831,6 +841,8 @@ class ProjectIndex:
         for importer in sorted(importers):
             for binding in self._outline(importer).bindings:
                 other = binding.module
+                if not binding.used or binding.symbol == "*" and PurePosixPath(importer).name == "__init__.py":
+                    continue  # an import unused, or re-exported (``from .resnet import *`` in a package), hands nothing over
                 if other and other != module and other not in importers and other in calling and other not in found:
                     found.append(other)
         self._siblings[(module, called)] = found

@@ -7976,3 +7976,62 @@ class TestRoundTwentyThreeShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(25, "TLK101")]
         assert [(line, code) for line, code, _ in self.findings(src.replace('getattr(model, "loss_" + name)', "model.loss_mse"))] == [(25, "TLK101")]
         assert self.findings(src.replace('getattr(model, "loss_" + name)', 'float(getattr(model, "loss_" + name))')) == []
+
+
+class TestRoundTwentyFourShapes:
+    """Session 30: held-out zoo round 24."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    BANK = """
+        import torch
+        import torch.nn as nn
+
+
+        class Memory:
+            def __init__(self, size, dim):
+                self.feats = torch.zeros(size, dim)
+                self.ptr = 0
+
+            def enqueue(self, feats):
+                n = len(feats)
+                self.feats[self.ptr:self.ptr + n] = feats
+                self.ptr = (self.ptr + n) % len(self.feats)
+
+
+        def train(model, batches, opt, memory):
+            for x in batches:
+                feats = model(x)
+                memory.enqueue(feats)
+                loss = (feats @ memory.feats.t()).mean()
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                opt.step()
+    """
+
+    def test_retain_graph_over_a_memory_bank_the_loop_writes_into_papers_over_it(self) -> None:
+        # (zoo round 24A, XBM: without the retain the second iteration raises, as the bank holds
+        # the first one's graph; with it, every step's graph stays: measured growing)
+        found = self.findings(self.BANK)
+        assert [(line, code) for line, code, _ in found] == [(23, "TLK202")], found
+        assert "'memory.feats'" in found[0][2] and "Memory.enqueue" in found[0][2]
+        local = """
+            import torch
+
+            def train(model, batches, opt):
+                bank = torch.zeros(64, 8)
+                for x in batches:
+                    feats = model(x)
+                    bank[:4] = feats
+                    loss = (feats @ bank.t()).mean()
+                    loss.backward(retain_graph=True)
+                    opt.step()
+        """
+        found = self.findings(local)
+        assert [(line, code) for line, code, _ in found] == [(10, "TLK202")], found
+        assert "bank = bank.detach()" in found[0][2]
+
+    def test_a_bank_of_detached_values_or_one_not_backwarded_leaves_the_retain_to_tlk201(self) -> None:
+        assert [code for _, code, _ in self.findings(self.BANK.replace("memory.enqueue(feats)", "memory.enqueue(feats.detach())"))] == ["TLK201"]
+        unread = self.BANK.replace("loss = (feats @ memory.feats.t()).mean()", "loss = feats.mean()")
+        assert sorted(code for _, code, _ in self.findings(unread)) == ["TLK102", "TLK201"]

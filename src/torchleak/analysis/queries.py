@@ -969,9 +969,38 @@ def retained_over_carried_state(
         for call in function.backwards:
             if call.retain_graph is None:
                 continue
-            binding = carried_into(call, carried, facts)
+            binding = carried_into(call, carried, facts) or stored_into_the_backwarded(call, facts)
             if binding is not None:
                 yield call, binding
+
+
+def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional[Binding]:
+    """What the loop around ``call`` stores every iteration into something kept across
+    iterations (``bank[:n] = feats``; ``xbm.enqueue_dequeue(feats)`` writing ``self.feats``) and
+    then differentiates through: each backward reaches the graphs of the iterations before,
+    which only ``retain_graph=True`` keeps alive (without it the second iteration raises), so
+    the store is a carried state the retain papers over, as a state the loop rebinds is. (The
+    store is no TLK102 finding: its value is backwarded.)"""
+    if call.loop is None:
+        return None
+    function = call.function
+    enclosing = list(call.loop.enclosing())
+    for event in function.stores:
+        if event.value.double_backward:
+            continue
+        loop = leaking_loop(event, facts)
+        if loop is None or loop not in enclosing or _emptied_every_iteration(function, event, loop):
+            continue
+        if event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
+            continue  # one slot overwritten: one earlier graph, not a growing chain
+        owner = event.key.rsplit(".", 1)[0]
+        sources = {event.key} | ({owner} if owner not in ("self", "cls") else set())
+        if not function.derived_from(sources) & (call.mentions | call.output_mentions):
+            continue
+        return Binding(
+            event.node, event.seq, loop, function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee,
+        )
+    return None
 
 
 def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optional[FileFacts] = None) -> Optional[Binding]:

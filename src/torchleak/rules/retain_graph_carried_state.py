@@ -226,6 +226,8 @@ class RetainGraphCarriedState(Rule):
                 detach = f"detach it each iteration ({key} = {key}.detach() in {binding.function.name}, where it is updated)"
             elif (detaching := detach_statement(binding, key)) is not None:
                 detach = f"detach it each iteration ({detaching})"
+            elif binding.via:
+                detach = f"detach what is stored into it each iteration ({binding.via})"
             else:
                 detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
             fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach, "reset_in": reset_in}

@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts
 from torchleak.analysis.names import dotted
-from torchleak.analysis.queries import retained_for_a_guarded_backward, graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text, unstepped_pre_loop_graph
+from torchleak.analysis.queries import retained_for_a_guarded_backward, graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text, stored_into_the_backwarded, unstepped_pre_loop_graph
 from torchleak.edits import keyword_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -262,7 +262,7 @@ class RetainGraphUnneeded(Rule):
                     if sites and not helper_graph_reused(facts, call, sites):
                         yield Report(call.retain_graph, _fields(facts, call), call)
                     continue
-                if carried_into(call, carried) is not None:
+                if carried_into(call, carried) is not None or stored_into_the_backwarded(call, facts) is not None:
                     continue  # TLK202 reports retain_graph=True hiding a carried state
                 if graph_reused(call, call.loop, facts):
                     if last_of_losses_retains(facts, call):

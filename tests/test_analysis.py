@@ -5577,7 +5577,7 @@ class TestModuleElementsAndPeriodicResets:
                     for batch in batches:
                         self.step(batch)
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK102")]
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(24, "TLK102")]
 
     def test_a_buffer_blended_in_place_from_the_input_in_a_forward_carries_it(self):
         src = """
@@ -8035,3 +8035,77 @@ class TestRoundTwentyFourShapes:
         assert [code for _, code, _ in self.findings(self.BANK.replace("memory.enqueue(feats)", "memory.enqueue(feats.detach())"))] == ["TLK201"]
         unread = self.BANK.replace("loss = (feats @ memory.feats.t()).mean()", "loss = feats.mean()")
         assert sorted(code for _, code, _ in self.findings(unread)) == ["TLK102", "TLK201"]
+
+    def test_a_submodules_weight_is_a_parameter_and_a_list_of_parameters_concatenated_is_attached(self) -> None:
+        # (projects round 15, LightGCN: ``torch.cat([self.embedding_user.weight, ...])`` then
+        # propagation; the scores kept every step held the whole graph)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Model(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.embedding_user = nn.Embedding(n, 4)
+                    self.embedding_item = nn.Embedding(n, 4)
+
+                def computer(self):
+                    all_emb = torch.cat([self.embedding_user.weight, self.embedding_item.weight])
+                    users, items = torch.split(all_emb, [3, 3])
+                    return users, items
+
+                def scores(self, u):
+                    users, items = self.computer()
+                    return (users[u] * items[u]).sum(-1)
+
+            def train(model, batches, opt):
+                kept = []
+                for u in batches:
+                    s = model.scores(u)
+                    kept.append(s)
+                    loss = s.mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                return kept
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(24, "TLK102")]
+        with_no_grad = src.replace("        all_emb = torch.cat", "        with torch.no_grad():\n                        all_emb = torch.cat")
+        assert self.findings(with_no_grad.replace("users, items = torch.split(all_emb", "    users, items = torch.split(all_emb")) == []
+
+    def test_a_per_batch_helpers_retain_over_a_state_its_model_carries_papers_over_it(self) -> None:
+        # (projects round 15, LightGCN: ``BPRLoss.stageOne`` backwards with retain_graph=True a
+        # loss of the model, whose ``_update_history`` carries ``hist_emb`` from call to call)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+                    self.hist = None
+
+                def loss(self, x):
+                    out = self.net(x)
+                    self.hist = out if self.hist is None else 0.9 * self.hist + 0.1 * out
+                    return ((out - self.hist) ** 2).mean()
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def step(self, x):
+                    loss = self.model.loss(x)
+                    self.opt.zero_grad()
+                    loss.backward(retain_graph=True)
+                    self.opt.step()
+                    return loss.item()
+
+            def fit(batches):
+                trainer = Trainer(Model())
+                return [trainer.step(x) for x in batches]
+        """
+        found = [(line, code) for line, code, _ in self.findings(src)]
+        assert found == [(24, "TLK202")], found

@@ -1291,3 +1291,22 @@ def test_a_packages_re_exports_hand_nothing_to_its_other_modules(tmp_path: Path)
     index = project.index_for(settings.origin, settings)  # type: ignore[arg-type]
     index.fixed_in_helper("pkg/net0.py:Net0.reset_classifier")
     assert not any(f"pkg/net{i}.py" in index._analysed_importers for i in range(1, 5)), sorted(index._analysed_importers)
+
+
+def test_a_model_built_and_moved_to_a_device_is_known_by_its_class_where_it_is_handed(tmp_path: Path) -> None:
+    """projects round 15, LightGCN: ``Recmodel = LightGCN(config, dataset).to(device)`` in
+    train.py, handed to ``Procedure.BPR_train_original``: ``.to()`` returns the model, so the
+    function's parameter is a LightGCN."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "model.py": "import torch.nn as nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.lin = nn.Linear(2, 2)\n\n    def forward(self, x):\n        return self.lin(x)\n",
+        "procedure.py": "def train_epoch(model, batches):\n    for x in batches:\n        model(x)\n",
+        "train.py": "import procedure\nfrom model import Model\n\n\ndef main(batches, device):\n    model = Model().to(device).train()\n"
+                    "    procedure.train_epoch(model, batches)\n",
+    })
+    from torchleak.analysis.flow import analyse
+
+    path = tmp_path / "procedure.py"
+    facts = analyse(cst.parse_module(path.read_text()), Settings(origin=Origin(str(path), use_cache=False)))
+    assert ("train_epoch", 0, "model.py:Model") in set(facts.externals.argument_classes_by_importers)

@@ -522,6 +522,9 @@ def _builds_or_is_unused(callers: frozenset[str]) -> bool:
     return found <= {"__init__", "__post_init__", "setup", "build", "reset_parameters", "forward", "__call__"}
 
 
+#: A module's attributes that are its parameters (``nn.Linear``'s, ``nn.Embedding``'s, ...).
+_PARAMETER_ATTRIBUTES: Final = frozenset({"weight", "bias"})
+
 #: Kinds of value an attribute holds that are objects the forward calls, not state it computes with.
 _OBJECT_KINDS: Final = frozenset({Kind.MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.FUNCTION_MODULE, Kind.LOADER, Kind.INSTANCE})
 
@@ -3896,7 +3899,9 @@ class _Walker:
         if type(node) is cst.List or type(node) is cst.Set:
             elements = [self.evaluate(element.value) for element in node.elements]
             inner = tuple_of(elements)
-            return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params)
+            # (``[users_emb, items_emb]`` of parameters: what ``torch.cat`` makes of it is attached)
+            leaves = inner.state is not State.ATTACHED and any(element.leaf for element in elements)
+            return Value(inner.state, Kind.CONTAINER, inner.double_backward, inner.elements, params=inner.params, leaf=leaves)
         if type(node) is cst.Dict:
             parts: list[Value] = []
             entries: Optional[dict[str, Value]] = {}
@@ -3977,6 +3982,8 @@ class _Walker:
         if node.attr.value in vocab.DETACHING_ATTRIBUTES:
             return NUMBER if node.attr.value in ("shape", "ndim", "dtype", "device", "requires_grad", "is_leaf") else DETACHED_TENSOR
         if base.kind is Kind.MODULE:
+            if node.attr.value in _PARAMETER_ATTRIBUTES and not self.no_grad:
+                return LEAF  # ``self.embedding.weight``: a parameter, what is computed from it is attached
             return UNKNOWN  # a submodule or a config attribute
         if base.detached and base.kind not in (Kind.INSTANCE, Kind.OPTIMIZER, Kind.LOADER):
             return DETACHED  # a field of an output computed without grad

@@ -496,7 +496,12 @@ def _constructions(tree: ast.Module) -> _Constructions:
     calls: list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            func = _ast_dotted(node.value.func)
+            built_by = node.value
+            while (
+                isinstance(built_by.func, ast.Attribute) and built_by.func.attr in _RETURNS_SELF and isinstance(built_by.func.value, ast.Call)
+            ):
+                built_by = built_by.func.value  # ``Model(cfg).to(device)`` builds a Model
+            func = _ast_dotted(built_by.func)
             if func:
                 built.extend((key, func) for key in map(_ast_dotted, node.targets) if key is not None)
         if isinstance(node, ast.Call) and (node.args or node.keywords):

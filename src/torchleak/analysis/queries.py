@@ -985,6 +985,7 @@ def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional
         return None
     function = call.function
     enclosing = list(call.loop.enclosing())
+    held: Optional[set[int]] = None
     for event in function.stores:
         if event.value.double_backward:
             continue
@@ -996,6 +997,10 @@ def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional
         owner = event.key.rsplit(".", 1)[0]
         sources = {event.key} | ({owner} if owner not in ("self", "cls") else set())
         if not function.derived_from(sources) & (call.mentions | call.output_mentions):
+            continue
+        if held is None:  # (a store TLK102 reports, here or in its helper: its fix ends the growth, the retain is then TLK201's)
+            held = {id(kept) for kept, _ in _held(facts, False, as_importer=True)}
+        if id(event) in held:
             continue
         return Binding(
             event.node, event.seq, loop, function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee,
@@ -1009,7 +1014,7 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
     if call.loop is None:
         if facts is None or not call.function.summary.runs_forward or not per_batch_calls(facts, call.function):
             return None
-        return _carried_by_a_forward(carried) or _carried_by_the_helper(call, carried)
+        return _carried_by_a_forward(carried) or _carried_by_the_helper(call, carried) or _carried_on_its_object(call)
     for loop in call.loop.enclosing():
         if id(loop) in carried:
             binding = carried[id(loop)]
@@ -1032,6 +1037,23 @@ def _outside_what_is_backwarded(call: BackwardCall, binding: Binding) -> bool:
     owner = binding.key.rsplit(".", 1)[0]
     derived = call.function.derived_from({binding.key, owner})
     return not (derived & (call.mentions | call.output_mentions))
+
+
+def _carried_on_its_object(call: BackwardCall) -> Optional[Binding]:
+    """A state the per-batch helper around ``call`` carries on its object through what it
+    calls (``self.model.bpr_loss(...)`` in ``BPRLoss.stageOne``, the model's
+    ``_update_history`` carrying ``hist_emb``), when what it backwards is computed by that
+    object: the object outlives the call, so the state is carried from batch to batch."""
+    function = call.function
+    carried = {effect.target for effect in function.summary.effects if effect.kind == "carry" and effect.target.startswith("self.")}
+    for binding in reversed(function.bindings):
+        if binding.key not in carried or not binding.value.attached:
+            continue
+        owner = binding.key.rsplit(".", 1)[0]
+        sources = {binding.key} | ({owner} if owner != "self" else set())
+        if function.derived_from(sources) & (call.mentions | call.output_mentions):
+            return binding
+    return None
 
 
 def _carried_by_the_helper(call: BackwardCall, carried: dict[int, Binding]) -> Optional[Binding]:

@@ -371,13 +371,14 @@ class CarriedState(Rule):
         # With retain_graph=True hiding it, TLK202 reports it at the backward, whose message
         # names the state and its detach: both fixes, one finding.
         retained = [binding for _, binding in retained_over_carried_state(facts)]
-        papered = {(id(binding.node), binding.key) for binding in retained}
+        # (by statement: ``(self.h0, self.c0) = state`` carries both, and the retain papers over both)
+        papered = {id(binding.node) for binding in retained}
         # (a state a per-batch helper's retain papers over on its object, ``self.model.hist``,
         # is the one the object's method carries, ``self.hist``, seen from a loop as ``trainer.model.hist``)
         on_objects = {binding.key.rsplit(".", 1)[-1] for binding in retained if binding.key.startswith("self.") and binding.key.count(".") > 1}
         zeroed: set[int] = set()
         for loop, binding in carried_where_fixed(facts):
-            if (id(binding.node), binding.key) in papered:
+            if id(binding.node) in papered:
                 continue
             if "." in binding.key and binding.key.rsplit(".", 1)[-1] in on_objects and (binding.in_callee or binding.key.startswith("self.")):
                 continue

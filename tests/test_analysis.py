@@ -8109,3 +8109,54 @@ class TestRoundTwentyFourShapes:
         """
         found = [(line, code) for line, code, _ in self.findings(src)]
         assert found == [(24, "TLK202")], found
+
+    FAST_WEIGHTS = """
+        import math
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        def mlp(x, params):
+            w1, w2 = params
+            return F.linear(torch.tanh(F.linear(x, w1)), w2)
+
+        class Learner:
+            def __init__(self, params):
+                self.fast_weights = params
+                self.log_lr = nn.Parameter(torch.tensor(math.log(0.05)))
+                self.meta_opt = torch.optim.Adam([self.log_lr], lr=1e-2)
+
+            def inner_step(self, x, y):
+                loss = F.mse_loss(mlp(x, self.fast_weights), y)
+                grads = torch.autograd.grad(loss, self.fast_weights, create_graph=True)
+                self.fast_weights = [w - self.log_lr.exp() * g for w, g in zip(self.fast_weights, grads)]
+                return loss.item()
+
+            def meta_step(self, x, y):
+                val_loss = F.mse_loss(mlp(x, self.fast_weights), y)
+                self.meta_opt.zero_grad()
+                val_loss.backward(retain_graph=True)
+                self.meta_opt.step()
+                return val_loss.item()
+
+        def run(batches, params):
+            learner = Learner(params)
+            for x, y, xv, yv in batches:
+                learner.inner_step(x, y)
+                learner.meta_step(xv, yv)
+            return learner
+    """
+
+    def test_fast_weights_rebuilt_from_themselves_are_carried_and_a_sibling_methods_retain_papers_over_them(self) -> None:
+        # (zoo round 24B, online learning-rate adaptation: every inner step's graph kept forever)
+        found = self.findings(self.FAST_WEIGHTS)
+        assert [(line, code) for line, code, _ in found] == [(26, "TLK202")], found
+        # the detach keeps them leaves that require grad (autograd.grad differentiates with respect
+        # to them), before the update (after it, the meta step would lose the learning rate's gradient)
+        assert "self.fast_weights = [t.detach().requires_grad_() for t in self.fast_weights] at the start of Learner.inner_step" in found[0][2]
+        unretained = self.FAST_WEIGHTS.replace("val_loss.backward(retain_graph=True)", "val_loss.backward()")
+        assert [(line, code) for line, code, _ in self.findings(unretained)] == [(20, "TLK103")]
+        fixed = self.FAST_WEIGHTS.replace(
+            "val_loss.backward(retain_graph=True)", "val_loss.backward()"
+        ).replace("        return val_loss.item()", "        self.fast_weights = [w.detach().requires_grad_() for w in self.fast_weights]\n                return val_loss.item()")
+        assert self.findings(fixed) == []

@@ -2726,6 +2726,8 @@ class _Walker:
             # ``out, (h, c) = lstm(x, carry); carry = (h, c)``: the new value came out of a
             # forward that was given the old one, through other names of this iteration.
             fed = not _concatenates_onto(call, key, self.context.aliases) if isinstance(call, cst.Call) else True
+        if value.attached and _rebuilt_from_its_elements(value_node, key):
+            fed = True  # ``self.fast_weights = [w - lr * g for w, g in zip(self.fast_weights, grads)]``
         fed = (fed or state_update) and not selected
         if not fed and key not in sources and self._derived_from_own_attribute(key, value, value_node):
             fed = True
@@ -5784,6 +5786,30 @@ def _concatenates_onto(call: cst.Call, key: str, aliases: ImportAliases) -> bool
         and isinstance(call.args[0].value, (cst.List, cst.Tuple))
         and any(_root_key(element.value) == key for element in call.args[0].value.elements)
     )
+
+
+def _rebuilt_from_its_elements(node: cst.BaseExpression, key: str) -> bool:
+    """A list of values each computed from an element of ``key`` itself: ``[w - lr * g for w, g
+    in zip(key, grads)]``, ``[key[0] - lr * grads[0]]`` (fast weights updated by a step): the
+    new list's graph builds on the old one's, as ``h = f(h)`` does. A comprehension that only
+    filters or moves the elements (``[x for x in key if ...]``) computes nothing from them."""
+    if type(node) in (cst.ListComp, cst.GeneratorExp):
+        element = node.elt  # type: ignore[attr-defined]
+        clause: Optional[cst.CompFor] = node.for_in  # type: ignore[attr-defined]
+        targets: set[str] = set()
+        from_key = False
+        while clause is not None:
+            targets |= set(mentions(clause.target))
+            from_key = from_key or key in mentions(clause.iter, through_detach=False)
+            clause = clause.inner_for_in
+        return from_key and type(element) is cst.BinaryOperation and bool(targets & set(mentions(element, through_detach=False)))
+    if type(node) in (cst.List, cst.Tuple):
+        return any(
+            type(element.value) is cst.BinaryOperation
+            and any(_root_key(leaf) == key or (type(leaf) is cst.Subscript and dotted(leaf.value) == key) for leaf in arithmetic_leaves(element.value))
+            for element in node.elements  # type: ignore[attr-defined]
+        )
+    return False
 
 
 def _root_key(node: cst.BaseExpression) -> Optional[str]:

@@ -680,6 +680,8 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     break  # MAML's fast weights: an inner loop differentiating only up to the state
                 if _unrolled_for_the_caller(facts, function, binding.key, loop, rebinds[binding.key]):
                     break  # a learned optimizer's unroll: the meta-loss it returns is backwarded by the caller
+                if "." in binding.key and _differentiable_unroll(function, loop) and _started_in_each_call(function, binding.key, loop, rebinds[binding.key]):
+                    break  # ``self._initialize()`` before an unroll taken with create_graph: kept for the meta-gradient, ends with the call (Metattack)
                 if fed_back_only_as_data(function, binding.key, loop):
                     break  # greedy decoding: the next input is embedded from an argmax
                 # A state a callee updates at several statements needs the fix at each of them.
@@ -792,12 +794,22 @@ def _named_target(function: Function, target: str) -> str:
     return target
 
 
+def _differentiable_unroll(function: Function, loop: Loop) -> bool:
+    """The loop takes ``autograd.grad(..., create_graph=True)``: the chain it builds is meant to
+    be differentiated through (an unrolled inner training), not waste."""
+    return any(call.create_graph is not None and call.kind == "grad" and loop.contains(call.seq) for call in function.backwards)
+
+
 def _started_in_each_call(function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
     """A loop of a function (not nested in another of its loops, no optimizer step inside) whose
     state is a local started in the call before the loop: however long the chain it builds, it
     ends with the call."""
-    if loop.has_optimizer_step or loop.parent is not None or isinstance(function.node, cst.Module) or "." in key:
+    if loop.has_optimizer_step or loop.parent is not None or isinstance(function.node, cst.Module):
         return False
+    if "." in key:
+        # an attribute outlives the call: only a fresh start before the loop (``self._initialize()``
+        # giving ``self.weights`` new leaves) bounds its chain by the call
+        return any(other.seq < loop.start and not other.value.attached and not other.first_value for other in rebinds)
     return any(
         other.seq < loop.start and (not other.value.attached or (key not in other.mentions and not other.fed_to_call))
         for other in rebinds
@@ -1012,9 +1024,13 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
     """The carried state of a loop around ``call``, if any; with ``facts``, also for a helper
     called once per batch (``step(x)`` from ``fit``'s loop) that runs a forward."""
     if call.loop is None:
-        if facts is None or not call.function.summary.runs_forward or not per_batch_calls(facts, call.function):
+        if facts is None or not per_batch_calls(facts, call.function):
             return None
-        return _carried_by_a_forward(carried) or _carried_by_the_helper(call, carried) or _carried_on_its_object(call)
+        if call.function.summary.runs_forward:
+            found = _carried_by_a_forward(carried) or _carried_by_the_helper(call, carried)
+            if found is not None:
+                return found
+        return _carried_on_its_object(call, facts)
     for loop in call.loop.enclosing():
         if id(loop) in carried:
             binding = carried[id(loop)]
@@ -1039,20 +1055,24 @@ def _outside_what_is_backwarded(call: BackwardCall, binding: Binding) -> bool:
     return not (derived & (call.mentions | call.output_mentions))
 
 
-def _carried_on_its_object(call: BackwardCall) -> Optional[Binding]:
-    """A state the per-batch helper around ``call`` carries on its object through what it
+def _carried_on_its_object(call: BackwardCall, facts: FileFacts) -> Optional[Binding]:
+    """A state the per-batch helper around ``call`` carries on its object, through what it
     calls (``self.model.bpr_loss(...)`` in ``BPRLoss.stageOne``, the model's
-    ``_update_history`` carrying ``hist_emb``), when what it backwards is computed by that
-    object: the object outlives the call, so the state is carried from batch to batch."""
+    ``_update_history`` carrying ``hist_emb``) or in another method run per batch too
+    (``inner_step`` updating ``self.fast_weights`` that ``meta_step`` backwards through), when
+    what it backwards is computed from it: the object outlives the call, so the state is
+    carried from batch to batch."""
     function = call.function
-    carried = {effect.target for effect in function.summary.effects if effect.kind == "carry" and effect.target.startswith("self.")}
-    for binding in reversed(function.bindings):
-        if binding.key not in carried or not binding.value.attached:
-            continue
-        owner = binding.key.rsplit(".", 1)[0]
-        sources = {binding.key} | ({owner} if owner != "self" else set())
-        if function.derived_from(sources) & (call.mentions | call.output_mentions):
-            return binding
+    methods = [function, *(other for other in facts.functions if function.cls is not None and other.cls == function.cls and other is not function)]
+    for method in methods:
+        carried = {effect.target for effect in method.summary.effects if effect.kind == "carry" and effect.target.startswith("self.")}
+        for binding in reversed(method.bindings):
+            if binding.key not in carried or not binding.value.attached:
+                continue
+            owner = binding.key.rsplit(".", 1)[0]
+            sources = {binding.key} | ({owner} if owner != "self" else set())
+            if function.derived_from(sources) & (call.mentions | call.output_mentions):
+                return binding
     return None
 
 
@@ -1470,19 +1490,29 @@ def detach_statement(binding: Binding, key: str) -> Optional[str]:
     """The statement that detaches the carried state ``key`` (``h = h.detach()``, each element
     of a tuple); None when what it holds is not known."""
     kind = state_kind(binding)
+    # (a state the function differentiates with respect to, ``autograd.grad(loss, self.fast_weights)``,
+    # must stay a leaf that requires grad once detached)
+    detach = ".detach().requires_grad_()" if any(binding.key in _grad_inputs(call) for call in binding.function.backwards) else ".detach()"
     if kind is Kind.TUPLE:
-        return f"{key} = tuple(t.detach() for t in {key})"
+        return f"{key} = tuple(t{detach} for t in {key})"
+    if kind is Kind.CONTAINER:
+        return f"{key} = [t{detach} for t in {key}]"
     if kind is Kind.TENSOR:
-        return f"{key} = {key}.detach()"
+        return f"{key} = {key}{detach}"
     return None
 
 
 def state_kind(binding: Binding) -> Kind:
     """What the carried state is, from every value the function gives it (``h = torch.zeros(...)``
     before the loop makes it a tensor even where a model's output rebinds it)."""
-    kinds = {other.value.kind for other in binding.function.bindings if other.key == binding.key}
+    others = [other for other in binding.function.bindings if other.key == binding.key]
+    kinds = {other.value.kind for other in others}
     if Kind.TUPLE in kinds:
         return Kind.TUPLE
+    if kinds == {Kind.CONTAINER} and all(
+        (assign := single_assign(other.node)) is not None and type(assign.value) in (cst.List, cst.ListComp) for other in others
+    ):
+        return Kind.CONTAINER  # a list of tensors (fast weights), never a dict
     if Kind.TENSOR in kinds and kinds <= {Kind.TENSOR, Kind.UNKNOWN}:
         return Kind.TENSOR
     return Kind.UNKNOWN

@@ -8155,8 +8155,31 @@ class TestRoundTwentyFourShapes:
         # to them), before the update (after it, the meta step would lose the learning rate's gradient)
         assert "self.fast_weights = [t.detach().requires_grad_() for t in self.fast_weights] at the start of Learner.inner_step" in found[0][2]
         unretained = self.FAST_WEIGHTS.replace("val_loss.backward(retain_graph=True)", "val_loss.backward()")
-        assert [(line, code) for line, code, _ in self.findings(unretained)] == [(20, "TLK103")]
+        # (carried without the retain: a running sum of create_graph gradients, TLK301 as for a velocity)
+        assert [(line, code) for line, code, _ in self.findings(unretained)] == [(20, "TLK301")]
         fixed = self.FAST_WEIGHTS.replace(
             "val_loss.backward(retain_graph=True)", "val_loss.backward()"
         ).replace("        return val_loss.item()", "        self.fast_weights = [w.detach().requires_grad_() for w in self.fast_weights]\n                return val_loss.item()")
         assert self.findings(fixed) == []
+
+    def test_a_recursion_folding_create_graph_products_into_a_list_is_tlk301(self) -> None:
+        # (zoo round 24B, LiSSA's s_test: h_estimate = [v + (1 - damp) * h - hv / scale ...])
+        src = """
+            import torch
+            from torch.autograd import grad
+
+            def hvp(y, w, v):
+                first = grad(y, w, create_graph=True)
+                return grad(first, w, grad_outputs=v, create_graph=True)
+
+            def s_test(v, model, batches, loss_fn, damp=0.01, scale=25.0):
+                h_estimate = list(v)
+                for x, t in batches:
+                    loss = loss_fn(model(x), t)
+                    hv = hvp(loss, list(model.parameters()), h_estimate)
+                    h_estimate = [_v + (1 - damp) * _h - _hv / scale for _v, _h, _hv in zip(v, h_estimate, hv)]
+                return h_estimate
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(14, "TLK301")]
+        detached = src.replace("for _v, _h, _hv in zip(v, h_estimate, hv)]", "for _v, _h, _hv in zip(v, h_estimate, hv)]\n                    h_estimate = [h.detach() for h in h_estimate]")
+        assert self.findings(detached) == []

@@ -1114,7 +1114,7 @@ def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
-def _zipped_with(clause: cst.CompFor, key: str) -> set[str]:
+def zipped_with(clause: cst.CompFor, key: str) -> set[str]:
     """The names a comprehension's ``for t, l in zip(key, other)`` binds to the entries of ``key``."""
     iterable, target = clause.iter, clause.target
     if not (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "zip" and type(target) is cst.Tuple):
@@ -2990,7 +2990,7 @@ class _Walker:
         else:
             return
         terms = additive_terms(element)
-        entries = _zipped_with(value_node.for_in, key)  # ``t`` of ``for t, l in zip(totals, losses)``
+        entries = zipped_with(value_node.for_in, key)  # ``t`` of ``for t, l in zip(totals, losses)``
         if len(terms) < 2 or not any(_reads_entry_of(term, key) or (mentions(term) & ({key} | entries)) for term in terms):
             return
         attached = [

@@ -14,7 +14,7 @@ from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
     DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
-    own_returns, scope_of, stores_the_parameter, subtree,
+    own_returns, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
 Held = Union[Accumulation, Store]
@@ -986,6 +986,24 @@ def retained_over_carried_state(
                 yield call, binding
 
 
+def papered_by_a_retain(facts: FileFacts) -> Callable[[Binding], bool]:
+    """Whether a carried state is one a ``retain_graph=True`` papers over (TLK202 reports it
+    there; TLK103 and TLK301 leave it): by statement (``(self.h0, self.c0) = state`` carries
+    both, the retain papers over both), and for a state a per-batch helper's retain papers
+    over on its object (``self.model.hist``), the one the object's method carries (``self.hist``,
+    seen from a loop as ``trainer.model.hist``)."""
+    retained = [binding for _, binding in retained_over_carried_state(facts)]
+    statements = {id(binding.node) for binding in retained}
+    on_objects = {binding.key.rsplit(".", 1)[-1] for binding in retained if binding.key.startswith("self.") and binding.key.count(".") > 1}
+
+    def papered(binding: Binding) -> bool:
+        if id(binding.node) in statements:
+            return True
+        return "." in binding.key and binding.key.rsplit(".", 1)[-1] in on_objects and (binding.in_callee != "" or binding.key.startswith("self."))
+
+    return papered
+
+
 def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional[Binding]:
     """What the loop around ``call`` stores every iteration into something kept across
     iterations (``bank[:n] = feats``; ``xbm.enqueue_dequeue(feats)`` writing ``self.feats``) and
@@ -1462,7 +1480,18 @@ def sums_into_itself(binding: Binding) -> bool:
         return type(statement.operator) is cst.AddAssign or type(statement.operator) is cst.SubtractAssign
     if type(statement) is cst.Assign and len(statement.targets) == 1:
         target = statement.targets[0].target
-        return any(term.deep_equals(target) for term in additive_terms(statement.value))
+        value = statement.value
+        if type(value) is cst.ListComp and value.for_in.inner_for_in is None:
+            # ``h = [v + (1 - damp) * h_e - hv / scale for v, h_e, hv in zip(v, h, hvs)]``: each
+            # entry adds to (a multiple of) the entry it replaces
+            entries = zipped_with(value.for_in, dotted(target) or binding.key)
+            return any(
+                type(term) is cst.Name and term.value in entries
+                or type(term) is cst.BinaryOperation and type(term.operator) is cst.Multiply
+                and any(type(side) is cst.Name and side.value in entries for side in (term.left, term.right))
+                for term in additive_terms(value.elt)
+            )
+        return any(term.deep_equals(target) for term in additive_terms(value))
     return False
 
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 from torchleak.analysis.facts import Binding, FileFacts, Loop
 from torchleak.analysis.flow import single_assign
 from torchleak.analysis.queries import (
-    averaged_operand, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, retained_over_carried_state,
+    averaged_operand, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
     statement_text, sums_into_itself, uncalled_reset,
 )
 from torchleak.edits import accumulation_fix, evidence, state_fix_edit
@@ -370,17 +370,10 @@ class CarriedState(Rule):
     def check(self, facts: FileFacts) -> Iterator[Report]:
         # With retain_graph=True hiding it, TLK202 reports it at the backward, whose message
         # names the state and its detach: both fixes, one finding.
-        retained = [binding for _, binding in retained_over_carried_state(facts)]
-        # (by statement: ``(self.h0, self.c0) = state`` carries both, and the retain papers over both)
-        papered = {id(binding.node) for binding in retained}
-        # (a state a per-batch helper's retain papers over on its object, ``self.model.hist``,
-        # is the one the object's method carries, ``self.hist``, seen from a loop as ``trainer.model.hist``)
-        on_objects = {binding.key.rsplit(".", 1)[-1] for binding in retained if binding.key.startswith("self.") and binding.key.count(".") > 1}
+        papered = papered_by_a_retain(facts)
         zeroed: set[int] = set()
         for loop, binding in carried_where_fixed(facts):
-            if id(binding.node) in papered:
-                continue
-            if "." in binding.key and binding.key.rsplit(".", 1)[-1] in on_objects and (binding.in_callee or binding.key.startswith("self.")):
+            if papered(binding):
                 continue
             if binding.value.double_backward and sums_into_itself(binding):
                 continue  # a running sum of create_graph gradients: TLK301 reports it

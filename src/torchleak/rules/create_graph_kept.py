@@ -11,6 +11,7 @@ from torchleak.analysis.facts import Accumulation, BackwardCall, FileFacts, Stor
 from torchleak.analysis.queries import (
     carried_state,
     keeps_several,
+    papered_by_a_retain,
     sums_into_itself,
     differentiated_again,
     graph_reused,
@@ -178,8 +179,9 @@ class CreateGraphKept(Rule):
                 event,
                 loop,
             )
+        papered = papered_by_a_retain(facts)
         for loop, binding in carried_state(facts):
-            if binding.value.double_backward and sums_into_itself(binding):
+            if binding.value.double_backward and sums_into_itself(binding) and not papered(binding):
                 where = f" (in {binding.in_callee})" if binding.in_callee else ""
                 yield Report(
                     binding.node,

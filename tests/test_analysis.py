@@ -8183,3 +8183,36 @@ class TestRoundTwentyFourShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(14, "TLK301")]
         detached = src.replace("for _v, _h, _hv in zip(v, h_estimate, hv)]", "for _v, _h, _hv in zip(v, h_estimate, hv)]\n                    h_estimate = [h.detach() for h in h_estimate]")
         assert self.findings(detached) == []
+
+    def test_a_running_mean_read_through_a_local_accumulates_into_the_slot(self) -> None:
+        # (projects round 15, improved-diffusion's logger: oldval, cnt = self.name2val[key], ...
+        # then self.name2val[key] = oldval * cnt / (cnt + 1) + val / (cnt + 1))
+        src = """
+            from collections import defaultdict
+            import torch
+
+            class Logger:
+                def __init__(self):
+                    self.name2val = defaultdict(float)
+                    self.name2cnt = defaultdict(int)
+
+                def logkv_mean(self, key, val):
+                    oldval, cnt = self.name2val[key], self.name2cnt[key]
+                    self.name2val[key] = oldval * cnt / (cnt + 1) + val / (cnt + 1)
+                    self.name2cnt[key] = cnt + 1
+
+            _LOG = Logger()
+
+            def logkv_mean(key, val):
+                _LOG.logkv_mean(key, val)
+
+            def train(model, batches, opt):
+                for x, y in batches:
+                    loss = ((model(x) - y) ** 2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    logkv_mean("loss", loss)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(27, "TLK101")]
+        assert self.findings(src.replace('logkv_mean("loss", loss)', 'logkv_mean("loss", loss.item())')) == []

@@ -829,6 +829,27 @@ def _backwards_in(body: cst.CSTNode) -> bool:
     )
 
 
+def _slot_read_into(body: cst.CSTNode, leaf: cst.BaseExpression, target: cst.Subscript) -> bool:
+    """``oldval`` bound in the function from the slot itself (``oldval, cnt = self.name2val[key],
+    self.name2cnt[key]`` before ``self.name2val[key] = oldval * cnt / (cnt + 1) + val / (cnt +
+    1)``, the running mean of OpenAI's logger): the update reads the slot through a local."""
+    if type(leaf) is not cst.Name:
+        return False
+    for node in subtree(body):
+        if type(node) is not cst.Assign or len(node.targets) != 1:
+            continue
+        bound, value = node.targets[0].target, node.value
+        if type(bound) is cst.Name and bound.value == leaf.value and _reads_slot(value, target):
+            return True
+        if type(bound) is cst.Tuple and type(value) is cst.Tuple and len(bound.elements) == len(value.elements):
+            if any(
+                type(name.value) is cst.Name and name.value.value == leaf.value and _reads_slot(given.value, target)
+                for name, given in zip(bound.elements, value.elements)
+            ):
+                return True
+    return False
+
+
 def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
     """``d[k]`` or ``d.get(k, 0)`` for the target ``d[k]``; ``buf`` itself for ``buf[:]`` (every
     slot: ``self.stored_mean[:] = self.stored_mean * (1 - m) + mean * m``)."""
@@ -3226,7 +3247,7 @@ class _Walker:
         """``stats[k] = stats[k] + loss`` accumulates into a slot; ``ema[k] = 0.9 * ema[k] + 0.1 * x``
         of a value that is not a loss carries the slot's graph into the next iteration."""
         leaves = arithmetic_leaves(value_node)
-        same = [leaf for leaf in leaves if _reads_slot(leaf, target)]
+        same = [leaf for leaf in leaves if _reads_slot(leaf, target) or _slot_read_into(self.function.node, leaf, target)]
         if not same:
             return False
         if not value.attached:

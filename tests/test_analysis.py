@@ -8214,5 +8214,5 @@ class TestRoundTwentyFourShapes:
                     opt.step()
                     logkv_mean("loss", loss)
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(27, "TLK101")]
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(26, "TLK101")]
         assert self.findings(src.replace('logkv_mean("loss", loss)', 'logkv_mean("loss", loss.item())')) == []

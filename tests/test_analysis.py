@@ -8216,3 +8216,32 @@ class TestRoundTwentyFourShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(26, "TLK101")]
         assert self.findings(src.replace('logkv_mean("loss", loss)', 'logkv_mean("loss", loss.item())')) == []
+
+    def test_what_a_helper_keeps_of_an_enumerated_parameter_is_what_its_caller_gives(self) -> None:
+        # (projects round 15, PINN diagnostics: for k, g in enumerate(grads): self.grad_hist[...].append(g.flatten()))
+        src = """
+            from collections import defaultdict
+            import torch
+
+            class Diagnostics:
+                def __init__(self):
+                    self.grad_hist = defaultdict(list)
+
+                def record_gradients(self, tag, grads):
+                    for k, g in enumerate(grads):
+                        self.grad_hist[f"{tag}/layer{k}"].append(g.flatten())
+
+            def train(model, batches, opt, diagnostics):
+                for x, y in batches:
+                    loss = ((model(x) - y) ** 2).mean()
+                    grads = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+                    diagnostics.record_gradients("mse", grads)
+                    opt.zero_grad()
+                    (loss + sum(g.pow(2).sum() for g in grads)).backward()
+                    opt.step()
+
+            def main(model, batches):
+                train(model, batches, torch.optim.SGD(model.parameters(), lr=0.1), Diagnostics())
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK301")]
+        assert self.findings(src.replace("append(g.flatten())", "append(g.detach().flatten())")) == []

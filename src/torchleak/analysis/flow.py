@@ -3368,6 +3368,14 @@ class _Walker:
         ]
         return loaders[0] if len(loaders) == 1 else None
 
+    def _trains_in_loop(self) -> bool:
+        """The loop being entered calls ``backward()`` or ``step()`` in its body (written there)."""
+        loop = self.loop
+        return loop is not None and any(
+            type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in ("backward", "step")
+            for node in subtree(loop.node)
+        )
+
     def _iterated_pairs(
         self, target: cst.BaseExpression, iterable: cst.BaseExpression
     ) -> Optional[list[tuple[cst.BaseExpression, cst.BaseExpression, Value]]]:
@@ -3401,9 +3409,10 @@ class _Walker:
                 pairs.extend(nested)
                 continue
             held = self.values.get(id(source), UNKNOWN)
-            # (the values of ``d.items()`` stay symbolic in a parameter ``d``, as ``for v in d.values()``
-            # does; what ``zip`` and ``enumerate`` pair up is known attached or not at all)
-            symbolic = bool(held.params) and (source is iterable or kind == "zip")
+            # (the values of ``d.items()``, ``zip`` and ``enumerate`` of a parameter stay symbolic, as
+            # ``for v in d.values()`` does: ``for k, g in enumerate(grads): self.hist[k].append(g)``)
+            symbolic = bool(held.params) and (source is iterable or kind == "zip" or kind == "enumerate" and not self._trains_in_loop())
+            # (``for i, batch in enumerate(train_data)`` with a backward in the body gives batches: data)
             value = LEAF if held.leaf and held.kind is Kind.CONTAINER else held.part() if held.attached or symbolic else UNKNOWN
             pairs.append((name, source, value))
         return pairs

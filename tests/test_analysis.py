@@ -8245,3 +8245,51 @@ class TestRoundTwentyFourShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK301")]
         assert self.findings(src.replace("append(g.flatten())", "append(g.detach().flatten())")) == []
+
+    MICROBATCHES = """
+        import torch
+        import torch.nn as nn
+
+        class Trainer:
+            def __init__(self, model, microbatch=4):
+                self.model, self.microbatch = model, microbatch
+                self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def forward_backward(self, batch):
+                total = 0.0
+                for i in range(0, batch.shape[0], self.microbatch):
+                    loss = self.model(batch[i:i + self.microbatch]).pow(2).mean()
+                    loss.backward()
+                    total = total + loss
+                return total
+
+            def run_step(self, batch):
+                self.opt.zero_grad()
+                total = self.forward_backward(batch)
+                self.opt.step()
+                return total.item()
+
+            def run(self, batches):
+                return [self.run_step(batch) for batch in batches]
+    """
+
+    def test_a_sum_over_the_micro_batches_of_one_step_ends_with_the_call(self) -> None:
+        # (projects round 15, improved-diffusion's forward_backward; zoo round 24A, VOGN's samples)
+        assert self.findings(self.MICROBATCHES) == []
+        # a range loop that draws its batches is a training loop: its sum grows with the epoch
+        drawn = """
+            import torch
+
+            def train_epoch(model, opt, loader, steps):
+                total = 0.0
+                it = iter(loader)
+                for i in range(steps):
+                    x = next(it)
+                    loss = model(x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    total = total + loss
+                return total
+        """
+        assert [code for _, code, _ in self.findings(drawn)] == ["TLK101"]

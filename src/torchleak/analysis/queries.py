@@ -351,10 +351,39 @@ def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterato
                 continue  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
             if _bounded_by_one_batch(facts, function, event, loop):
                 continue  # the tasks of one meta-batch, gathered and consumed in the call that handles it
+            if _summed_within_one_step(facts, function, event, loop):
+                continue  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
             yield event, loop
     yield from _stored_per_call(facts, double_backward)
     if not as_importer:
         yield from _kept_for_importers(facts, double_backward)
+
+
+def _summed_within_one_step(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:
+    """A local sum over a ``range`` loop of one optimizer step: the micro-batches of the batch a
+    per-batch function is handed (improved-diffusion's ``forward_backward``, ``for i in range(0,
+    batch.shape[0], self.microbatch)``, its step taken by the caller's iteration), or the samples
+    of an optimizer's own ``step`` (VOGN's ``for _ in range(num_samples)``). The sum starts in
+    each call and holds that step's graphs only; whatever the caller keeps of what is returned
+    is reported where it is kept. A loop that draws its batches (``next(it)``) or steps an
+    optimizer inside is a training loop of its own."""
+    if not isinstance(event, Accumulation) or "." in event.key or loop.parent is not None or type(loop.node) is not cst.For:
+        return False
+    if loop.has_optimizer_step or loop.over_loader or loop.per_batch_method:
+        return False
+    iterated = loop.node.iter
+    if type(iterated) is not cst.Call or type(iterated.func) is not cst.Name or iterated.func.value != "range":
+        return False
+    if any(type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "next" for node in subtree(loop.node.body)):
+        return False
+    if not any(binding.key == event.key and binding.seq < loop.start for binding in function.bindings):
+        return False  # (the sum must start in the call)
+    if function.summary.steps_optimizer or function.name.rsplit(".", 1)[-1] == "step":
+        return True
+    return any(
+        site.function.summary.steps_optimizer or site.loop is not None and any(outer.has_optimizer_step for outer in site.loop.enclosing())
+        for site in per_batch_calls(facts, function)
+    )
 
 
 def _bounded_by_one_batch(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:

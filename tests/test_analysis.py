@@ -5577,7 +5577,7 @@ class TestModuleElementsAndPeriodicResets:
                     for batch in batches:
                         self.step(batch)
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(24, "TLK102")]
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK102")]
 
     def test_a_buffer_blended_in_place_from_the_input_in_a_forward_carries_it(self):
         src = """

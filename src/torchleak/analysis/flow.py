@@ -2747,7 +2747,9 @@ class _Walker:
             # ``out, (h, c) = lstm(x, carry); carry = (h, c)``: the new value came out of a
             # forward that was given the old one, through other names of this iteration.
             fed = not _concatenates_onto(call, key, self.context.aliases) if isinstance(call, cst.Call) else True
-        if value.attached and _rebuilt_from_its_elements(value_node, key):
+        if value.attached and _rebuilt_from_its_elements(value_node, key) and self._folds_in_a_graph(value_node, key) and not any(
+            accumulation.node is statement for accumulation in self.function.accumulations  # (``[t + l for t, l in zip(totals, losses)]``: a sum)
+        ):
             fed = True  # ``self.fast_weights = [w - lr * g for w, g in zip(self.fast_weights, grads)]``
         fed = (fed or state_update) and not selected
         if not fed and key not in sources and self._derived_from_own_attribute(key, value, value_node):
@@ -2961,6 +2963,18 @@ class _Walker:
         elif (value.detached or value.kind is Kind.NONE) and not any(f"self.{attribute}" in guard for guard in self.guards):
             # (one guarded by a test of the attribute itself builds it once, lazily: no reset per call)
             self._effect(Effect("reset", f"self.{attribute}", value, self.function.name))
+
+    def _folds_in_a_graph(self, value_node: cst.BaseExpression, key: str) -> bool:
+        """Some operand of the elements ``value_node`` rebuilds ``key`` from, other than ``key``'s
+        own entries, has a graph (``g`` in ``w - lr * g``; not ``l.item()`` in ``t + l.item()``)."""
+        element = value_node.elt if type(value_node) in (cst.ListComp, cst.GeneratorExp) else value_node  # type: ignore[attr-defined]
+        entries = zipped_with(value_node.for_in, key) if type(value_node) is cst.ListComp else set()  # type: ignore[attr-defined]
+        return any(
+            self.values.get(id(leaf), UNKNOWN).attached
+            for leaf in arithmetic_leaves(element)
+            if not (type(leaf) is cst.Name and leaf.value in entries) and _root_key(leaf) != key
+            and not (type(leaf) is cst.Subscript and dotted(leaf.value) == key)
+        )
 
     def _self_referential_update(
         self, target: cst.BaseExpression, key: str, value_node: cst.BaseExpression, statement: cst.CSTNode

@@ -8293,3 +8293,31 @@ class TestRoundTwentyFourShapes:
                 return total
         """
         assert [code for _, code, _ in self.findings(drawn)] == ["TLK101"]
+
+    def test_a_store_guarded_by_a_flag_off_by_default_runs_only_where_a_call_turns_it_on(self) -> None:
+        # (projects round 15, LightGCN: computer(track=False) updates hist_emb only when asked)
+        src = """
+            import torch
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.maps = []
+
+                def encode(self, x, keep_maps=False):
+                    out = self.model(x)
+                    if keep_maps and self.model.training:
+                        self.maps.append(out)
+                    return out
+
+            def train(trainer, batches, opt):
+                for x in batches:
+                    loss = trainer.encode(x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert self.findings(src) == []
+        assert self.findings(src.replace("trainer.encode(x)", "trainer.encode(x, keep_maps=False)")) == []
+        assert [(line, code) for line, code, _ in self.findings(src.replace("trainer.encode(x)", "trainer.encode(x, keep_maps=True)"))] == [(12, "TLK102")]
+        assert [(line, code) for line, code, _ in self.findings(src.replace("trainer.encode(x)", "trainer.encode(x, True)"))] == [(12, "TLK102")]

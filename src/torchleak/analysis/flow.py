@@ -494,6 +494,15 @@ def argument_at(node: cst.Call, summary: Summary, index: int) -> Optional[cst.Ba
     return positional[position] if 0 <= position < len(positional) else None
 
 
+def _flag_off(node: cst.Call, summary: Summary, index: int) -> bool:
+    """The call leaves the flag parameter at ``index`` off: not passed, or passed ``False`` or
+    ``None`` (unknown when it unpacks ``*args``/``**kwargs``)."""
+    if any(arg.star for arg in node.args):
+        return False
+    given = argument_at(node, summary, index)
+    return given is None or type(given) is cst.Name and given.value in ("False", "None")
+
+
 def _binds_self(node: cst.Call, summary: Summary) -> bool:
     """The call passes ``self`` implicitly: ``obj.method(x)``, or ``obj(x)`` for ``forward``/``__call__``."""
     names = summary.parameters
@@ -2206,6 +2215,9 @@ class _Walker:
         #: Names the enclosing ``if x is None:`` bodies test: what they bind there is a first
         #: value, given once (``if state is None: state = model.init_state(n)``), not a reset.
         self.when_none: list[str] = []
+        #: Positions of the flag parameters (default ``False``/``None``) whose tests guard the
+        #: statements walked now (``if track:``).
+        self.flag_guards: list[int] = []
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -2471,7 +2483,12 @@ class _Walker:
                 tested = _tested_for_none(node.test)
                 if tested is not None:
                     self.when_none.append(tested)
+                flag = self._flag_parameter(node.test)
+                if flag is not None:
+                    self.flag_guards.append(flag)
                 self._block(_body(node.body))
+                if flag is not None:
+                    self.flag_guards.pop()
                 if tested is not None:
                     self.when_none.pop()
                 if trains_in == "orelse":
@@ -3143,11 +3160,30 @@ class _Walker:
             return key  # a global
         return None
 
+    def _flag_parameter(self, test: cst.BaseExpression) -> Optional[int]:
+        """The position of the parameter an ``if`` tests as a flag that is off by default
+        (``if track:``, ``if return_attention and self.training:``), or None."""
+        node = self.function.node
+        if type(node) is not cst.FunctionDef:
+            return None
+        conjuncts = [test]
+        while conjuncts and type(conjuncts[0]) is cst.BooleanOperation and type(conjuncts[0].operator) is cst.And:
+            first = conjuncts.pop(0)
+            conjuncts[:0] = [first.left, first.right]  # type: ignore[attr-defined]
+        names = {part.value for part in conjuncts if type(part) is cst.Name}
+        for parameter in (*node.params.params, *node.params.kwonly_params):
+            default = parameter.default
+            if parameter.name.value in names and type(default) is cst.Name and default.value in ("False", "None"):
+                return self.parameters.index(parameter.name.value) if parameter.name.value in self.parameters else None
+        return None
+
     def _effect(self, effect: Effect, inner: Optional[cst.CSTNode] = None) -> Effect:
         """Record ``effect`` in the function's summary, at the branch depth it happens; the
         effect as recorded (``effect_nodes`` and ``effect_stores`` are keyed by it)."""
         if type(self.function.node) is cst.FunctionDef:
             effect = replace(effect, depth=effect.depth + self.branch_depth, in_batch_loop=effect.in_batch_loop or self._in_batch_loop())
+            if self.flag_guards and effect.when_given < 0:
+                effect = replace(effect, when_given=self.flag_guards[-1])
             self.function.summary.effects.append(effect)
             self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
@@ -5123,6 +5159,8 @@ class _Walker:
         )
         carried_in_callee: set[str] = set()
         for effect in summary.effects:
+            if effect.when_given >= 0 and _flag_off(node, summary, effect.when_given):
+                continue  # ``self.computer()`` without ``track=True``: the guarded update never runs
             key = self._target_at_call(node, effect.target, summary)
             if key is None or (in_container and effect.kind in ("reset", "set", "carry")):
                 continue  # (resetting one meter of ``self.meters`` does not reset the others)

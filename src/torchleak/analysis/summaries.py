@@ -56,9 +56,15 @@ class Effect:
     #: comes from (``for idx in indices.tolist()``), -1 for a counter the function advances; an
     #: importer cannot see the function's code to tell whether each call writes another slot.
     keyed: tuple[int, ...] = ()
+    #: The position of a parameter whose default is ``False``/``None`` and whose test guards the
+    #: statement (``if track: self._update_history(out)``): a call that does not pass it (or
+    #: passes ``False``/``None``) never runs it; -1 when nothing guards it so.
+    when_given: int = -1
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
+        if self.when_given >= 0:
+            data["when_given"] = self.when_given
         if self.in_batch_loop:
             data["in_batch_loop"] = True
         if self.keyed:
@@ -86,6 +92,7 @@ class Effect:
             int(cast(int, data.get("depth", 0))),
             bool(data.get("in_batch_loop", False)),
             tuple(int(position) for position in cast(list[int], data.get("keyed", []))),
+            int(cast(int, data.get("when_given", -1))),
         )
 
 

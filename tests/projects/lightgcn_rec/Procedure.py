@@ -42,7 +42,7 @@ def BPR_train_original(dataset, recommend_model, loss_class, memory, epoch, max_
             break
         # refresh the candidate statistics, then draw hard negatives from them
         cand = memory.candidates(batch_users)
-        cand_scores = Recmodel.candidate_scores(batch_users, cand)  # known-false: TLK103 (the author marked this leak at another line)
+        cand_scores = Recmodel.candidate_scores(batch_users, cand)
         memory.update(batch_users, cand_scores)
         hard_neg = memory.sample(batch_users, dataset.allPos)
         batch_neg = torch.where(torch.rand(len(batch_neg)) < 0.5, hard_neg, batch_neg)

@@ -97,7 +97,7 @@ class LightGCN(PairWiseModel):
         if self.hist_emb is None:
             self.hist_emb = light_out
         else:
-            self.hist_emb = self.hist_momentum * self.hist_emb + (1 - self.hist_momentum) * light_out  # known-false: TLK103 (the author marked this leak at another line)
+            self.hist_emb = self.hist_momentum * self.hist_emb + (1 - self.hist_momentum) * light_out
 
     def history(self):
         return torch.split(self.hist_emb, [self.num_users, self.num_items])

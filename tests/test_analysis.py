@@ -8321,3 +8321,39 @@ class TestRoundTwentyFourShapes:
         assert self.findings(src.replace("trainer.encode(x)", "trainer.encode(x, keep_maps=False)")) == []
         assert [(line, code) for line, code, _ in self.findings(src.replace("trainer.encode(x)", "trainer.encode(x, keep_maps=True)"))] == [(12, "TLK102")]
         assert [(line, code) for line, code, _ in self.findings(src.replace("trainer.encode(x)", "trainer.encode(x, True)"))] == [(12, "TLK102")]
+
+    def test_a_list_of_metric_objects_each_keeping_what_it_is_given_keeps_it(self) -> None:
+        # (zoo round 24A, pytorch-golden-template: for metric in metrics: metric.update(out, y))
+        src = """
+            import torch
+
+            class PSNR:
+                def __init__(self):
+                    self.values = []
+
+                def update(self, out, target):
+                    self.values.append(out - target)
+
+            class MAE:
+                def __init__(self):
+                    self.total = 0.0
+
+                def update(self, out, target):
+                    self.total += (out - target).abs().sum()
+
+            def train(batches):
+                model = torch.nn.Linear(4, 4)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                metrics = [PSNR(), MAE()]
+                for x, y in batches:
+                    out = model(x)
+                    loss = ((out - y) ** 2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    for metric in metrics:
+                        metric.update(out, y)
+                return metrics
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(9, "TLK102")]  # (PSNR.update computes what it keeps)
+        assert self.findings(src.replace("metric.update(out, y)", "metric.update(out.detach(), y)")) == []

@@ -4197,7 +4197,23 @@ class _Walker:
             keeping = [candidate for candidate in implemented if self._keeps_arguments(candidate)]
             if len(keeping) == 1:
                 return keeping[0]
+            if keeping and self._instances_of_the_file(func.value):
+                # every one that keeps keeps it (``for metric in [PSNR(), MAE()]: metric.update(out, y)``):
+                # the first stands for them
+                return keeping[0]
         return None
+
+    def _instances_of_the_file(self, receiver: cst.BaseExpression) -> bool:
+        """``receiver`` is an object of a class of the file: an instance, or the element of a
+        container of such instances that an enclosing loop iterates."""
+        if self.values.get(id(receiver), UNKNOWN).kind is Kind.INSTANCE:
+            return True
+        name = dotted(receiver)
+        iterated = self._loop_iterable(name) if name is not None else None
+        container = self._lookup(iterated) if iterated is not None else UNKNOWN
+        return bool(container.elements) and all(
+            element.kind is Kind.INSTANCE and element.cls in self.context.classes for element in container.elements or ()
+        )
 
     def _keeps_arguments(self, definition: cst.FunctionDef) -> bool:
         """A function of the file that keeps what it is given (``_keeps_its_arguments``)."""
@@ -5093,8 +5109,13 @@ class _Walker:
         """``self.callbacks`` when ``name`` is the target of an enclosing ``for name in
         self.callbacks`` over a container the function does not build in that loop."""
         iterated = self._loop_iterable(name)
-        # (``for cb in callbacks`` over a parameter: the caller's list outlives the loop)
-        return iterated if iterated is not None and (iterated.startswith("self.") or iterated.split(".", 1)[0] in self.parameters) else None
+        # (``for cb in callbacks`` over a parameter: the caller's list outlives the loop; so does
+        # a list built before the batch loop, ``metrics = [PSNR(), MAE()]``)
+        if iterated is None:
+            return None
+        if iterated.startswith("self.") or iterated.split(".", 1)[0] in self.parameters:
+            return iterated
+        return iterated if any(loop.first_access.get(iterated) == "read" for loop in self.loops if loop.is_batch_loop) else None
 
     def _loop_iterable(self, name: str) -> Optional[str]:
         """``callbacks`` when ``name`` is the target of an enclosing ``for name in callbacks``."""

@@ -8357,3 +8357,41 @@ class TestRoundTwentyFourShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(9, "TLK102")]  # (PSNR.update computes what it keeps)
         assert self.findings(src.replace("metric.update(out, y)", "metric.update(out.detach(), y)")) == []
+
+    def test_a_method_of_the_logger_a_function_returns_from_a_global_keeps_it_on_that_global(self) -> None:
+        # (projects round 15 and ddpm_improved, OpenAI's logger: get_current().logkv_mean(key, val)
+        # on the module's Logger.CURRENT, configured in another function)
+        src = """
+            from collections import defaultdict
+
+            class Logger:
+                CURRENT = None
+
+                def __init__(self):
+                    self.name2val = defaultdict(float)
+
+                def logkv_mean(self, key, val):
+                    self.name2val[key] = self.name2val[key] + val
+
+            def configure():
+                Logger.CURRENT = Logger()
+
+            def get_current():
+                if Logger.CURRENT is None:
+                    configure()
+                return Logger.CURRENT
+
+            def logkv_mean(key, val):
+                get_current().logkv_mean(key, val)
+
+            def train(model, batches, opt):
+                for x, y in batches:
+                    loss = ((model(x) - y) ** 2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    logkv_mean("loss", loss)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(30, "TLK101")] and "Logger.CURRENT.name2val" in found[0][2]
+        assert self.findings(src.replace('logkv_mean("loss", loss)', 'logkv_mean("loss", loss.item())')) == []

@@ -1617,6 +1617,7 @@ class _FileContext:
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
     _strings: Optional[dict[str, Optional[str]]] = None
+    _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -1780,6 +1781,26 @@ class _FileContext:
             }
             return found.pop() if len(found) == 1 else None
         return None
+
+    def global_instance_class(self, key: str) -> Optional[str]:
+        """The class of the file every assignment to the module-level ``key`` (``_CURRENT``,
+        ``Logger.CURRENT``; in a function or at the top) constructs, or None (``None`` given
+        as a first value is left aside)."""
+        known = self._global_classes.get(key, "")
+        if known != "":
+            return known
+        built: set[str] = set()
+        for node in subtree(self.module):
+            if type(node) is not cst.Assign or not any(dotted(target.target) == key for target in node.targets):
+                continue
+            value = node.value
+            if type(value) is cst.Name and value.value == "None":
+                continue
+            name = dotted(value.func) if type(value) is cst.Call else None
+            built.add(name if name is not None and name in self.classes else "?")
+        found = next(iter(built)) if len(built) == 1 and "?" not in built else None
+        self._global_classes[key] = found
+        return found
 
     def module_strings(self) -> dict[str, Optional[str]]:
         """Module-level names bound once to a string literal (``PRED = "y_pred"``); bound again: None."""
@@ -2302,6 +2323,10 @@ class _Walker:
             summary.attribute_flows = tuple(_attribute_flows(self.function)) if self.function.cls is not None else ()
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
+            summary.returns_global = self._returned_global(self.function.node)
+            built = self.context.global_instance_class(summary.returns_global) if summary.returns_global else None
+            if built is not None and summary.returns.kind is Kind.UNKNOWN:
+                summary.returns = Value(State.DETACHED, Kind.INSTANCE, cls=built)  # the module's one logger
             if summary.calls_backward:
                 summary.backwarded_parameters = _backwarded_parameters(self.function)
         if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
@@ -3159,6 +3184,22 @@ class _Walker:
         if type(self.function.node) is cst.FunctionDef and root not in self.local_names:
             return key  # a global
         return None
+
+    def _returned_global(self, definition: cst.FunctionDef) -> str:
+        """The module-level name (or a class's attribute, ``Logger.CURRENT``) that every
+        ``return`` of the function names, holding an object; "" otherwise."""
+        returned = {dotted(node.value) if node.value is not None else None for node in own_returns(definition)}
+        if len(returned) != 1:
+            return ""
+        key = returned.pop()
+        if key is None or key.count(".") > 1:
+            return ""
+        root = key.split(".", 1)[0]
+        if root in self.local_names or root in self.parameters or root in ("self", "cls"):
+            return ""
+        if "." in key and root not in self.context.classes:
+            return ""  # (``Logger.CURRENT``: an attribute of a class of the file, not of a module)
+        return key if self._lookup(key).kind is Kind.INSTANCE or self.context.global_instance_class(key) is not None else ""
 
     def _flag_parameter(self, test: cst.BaseExpression) -> Optional[int]:
         """The position of the parameter an ``if`` tests as a flag that is off by default
@@ -5084,6 +5125,11 @@ class _Walker:
                 owner = dotted(func) if summary.name.rsplit(".", 1)[-1] in ("forward", "__call__") else None
                 return f"{owner}.{target[len('self.'):]}" if owner is not None else None
             owner = dotted(func.value)
+            if owner is None and type(func.value) is cst.Call:
+                # ``get_current().logkv_mean(key, val)``: the module's logger, kept for good
+                made_by = self.context.applied.get(id(func.value))
+                if made_by is not None and made_by.returns_global:
+                    return f"{made_by.returns_global}.{target[len('self.'):]}"
             if owner is None:
                 # ``self.meters[k].update(v)``: an object kept in a container lives as long as it
                 owner = _element_owner(func.value)

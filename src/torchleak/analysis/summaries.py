@@ -144,6 +144,10 @@ class Summary:
     #: backward (a meter or a list it is given, and only updates, are not among them); None
     #: when not known (it runs no backward itself, or was summarised without its body).
     backwarded_parameters: Optional[frozenset[int]] = None
+    #: The module-level object every ``return`` hands back (``return _CURRENT``, ``return
+    #: Logger.CURRENT``: a logger's ``get_current()``): what a call's method keeps on ``self``
+    #: is kept on that global; "" otherwise.
+    returns_global: str = ""
 
     @property
     def key(self) -> str:
@@ -168,6 +172,7 @@ class Summary:
             "retain_parameter": self.retain_parameter,
             "grad_parameter": self.grad_parameter,
             "backwarded_parameters": None if self.backwarded_parameters is None else sorted(self.backwarded_parameters),
+            "returns_global": self.returns_global,
         }
 
     @classmethod
@@ -190,6 +195,7 @@ class Summary:
             attribute_flows=tuple(
                 (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))
             ),
+            returns_global=str(data.get("returns_global", "")),
             **{name: name in flags for name in _FLAGS},
         )
 

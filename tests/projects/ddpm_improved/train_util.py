@@ -77,7 +77,7 @@ class TrainLoop:
                 self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # known-miss: TLK102 (LossSecondMomentResampler.update_with_all_losses in resample.py, reached through LossAwareSampler.update_with_local_losses, writes each attached per-sample loss into the tensor self._loss_history, which lives for the whole run; improved-diffusion passes losses['loss'].detach())
 
             loss = (losses["loss"] * weights).mean()
-            log_loss_dict(self.diffusion, t, {k: v * weights for k, v in losses.items()})  # known-miss: TLK101 (log_loss_dict below hands values.mean() to logger.logkv_mean, and Logger.logkv_mean in logger.py folds it into a running mean in name2val of the module-level logger, cleared only by dumpkvs every log_interval steps)
+            log_loss_dict(self.diffusion, t, {k: v * weights for k, v in losses.items()})  # expect: TLK101 (log_loss_dict below hands values.mean() to logger.logkv_mean, and Logger.logkv_mean in logger.py folds it into a running mean in name2val of the module-level logger, cleared only by dumpkvs every log_interval steps)
             loss.backward()
         return loss
 

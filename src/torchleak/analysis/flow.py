@@ -3010,7 +3010,7 @@ class _Walker:
         """Some operand of the elements ``value_node`` rebuilds ``key`` from, other than ``key``'s
         own entries, has a graph (``g`` in ``w - lr * g``; not ``l.item()`` in ``t + l.item()``)."""
         element = value_node.elt if type(value_node) in (cst.ListComp, cst.GeneratorExp) else value_node  # type: ignore[attr-defined]
-        entries = zipped_with(value_node.for_in, key) if type(value_node) is cst.ListComp else set()  # type: ignore[attr-defined]
+        entries = zipped_with(value_node.for_in, key) if type(value_node) is cst.ListComp else set()
         return any(
             self.values.get(id(leaf), UNKNOWN).attached
             for leaf in arithmetic_leaves(element)

@@ -223,8 +223,8 @@ class RetainGraphCarriedState(Rule):
             elif binding.in_callee:
                 detach = f"detach it each iteration (in {binding.in_callee}, where it is updated)"
             elif binding.function is not call.function:
-                detaching = detach_statement(binding, key) or f"{key} = {key}.detach()"
-                detach = f"detach it each iteration ({detaching} at the start of {binding.function.name}, before it is updated)"
+                statement = detach_statement(binding, key) or f"{key} = {key}.detach()"
+                detach = f"detach it each iteration ({statement} at the start of {binding.function.name}, before it is updated)"
             elif (detaching := detach_statement(binding, key)) is not None:
                 detach = f"detach it each iteration ({detaching})"
             elif binding.via:

@@ -532,6 +532,84 @@ def train_step(model, optimizer, x, y, meters):
 meters = {"loss": AverageMeter()}
 """
     ),
+    Shape(
+        "a memory bank the loop writes its features into and reads back into the retained loss",
+        "TLK202",
+        COMMON + """
+backbone = nn.Sequential(nn.Linear(32, 64), nn.ReLU())
+head = nn.Linear(64, 8)
+optimizer = torch.optim.SGD(head.parameters(), lr=0.01)
+bank = torch.zeros(64, 8)
+""",
+        """
+with torch.no_grad():
+    h = backbone(x)
+feats = head(h)
+bank[:16] = feats
+loss = (feats @ bank.t()).mean()
+optimizer.zero_grad()
+loss.backward(retain_graph=True)
+optimizer.step()
+""",
+        """
+with torch.no_grad():
+    h = backbone(x)
+feats = head(h)
+bank[:16] = feats.detach()
+loss = (feats @ bank.t()).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        tensor=4_096,
+    ),
+    Shape(
+        "a logger's running mean, read through a local, of the loss handed to it",
+        "TLK101",
+        COMMON + """
+from collections import defaultdict
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+class Logger:
+    CURRENT = None
+
+    def __init__(self):
+        self.name2val = defaultdict(float)
+        self.name2cnt = defaultdict(int)
+
+    def logkv_mean(self, key, val):
+        oldval, cnt = self.name2val[key], self.name2cnt[key]
+        self.name2val[key] = oldval * cnt / (cnt + 1) + val / (cnt + 1)
+        self.name2cnt[key] = cnt + 1
+
+
+def get_current():
+    if Logger.CURRENT is None:
+        Logger.CURRENT = Logger()
+    return Logger.CURRENT
+
+
+def logkv_mean(key, val):
+    get_current().logkv_mean(key, val)
+""",
+        """
+optimizer.zero_grad()
+loss = F.cross_entropy(model(x), y)
+loss.backward()
+optimizer.step()
+logkv_mean("loss", loss)
+""",
+        """
+optimizer.zero_grad()
+loss = F.cross_entropy(model(x), y)
+loss.backward()
+optimizer.step()
+logkv_mean("loss", loss.item())
+""",
+        tensor=24,
+    ),
 ]
 
 

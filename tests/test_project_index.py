@@ -1256,7 +1256,8 @@ def test_a_helper_called_by_a_module_that_does_not_import_it_stays_at_that_call(
         """,
     })
     found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
-    assert "trainer.py:9:13: TLK102" in found and "memory.py" not in found, found
+    # (the message may name Replay.append in memory.py; the finding stays at the call)
+    assert "trainer.py:9:13: TLK102" in found and not any(line.startswith(("memory.py", "./memory.py")) for line in found.splitlines()), found
 
 
 def test_a_packages_re_exports_hand_nothing_to_its_other_modules(tmp_path: Path) -> None:
@@ -1310,3 +1311,77 @@ def test_a_model_built_and_moved_to_a_device_is_known_by_its_class_where_it_is_h
     path = tmp_path / "procedure.py"
     facts = analyse(cst.parse_module(path.read_text()), Settings(origin=Origin(str(path), use_cache=False)))
     assert ("train_epoch", 0, "model.py:Model") in set(facts.externals.argument_classes_by_importers)
+
+
+def test_a_state_another_modules_retaining_helper_carries_is_reported_at_its_retain_only(tmp_path: Path) -> None:
+    """projects round 15, LightGCN: ``BPRLoss.stageOne`` (utils.py) backwards with
+    retain_graph=True a loss of the model, whose method carries ``hist_emb`` (model.py); the
+    loop calling ``stageOne`` (procedure.py) does not report the state again: one leak, one
+    finding, at the retain."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "model.py": """
+            import torch.nn as nn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+                    self.hist = None
+
+                def loss(self, x):
+                    out = self.net(x)
+                    self.hist = out if self.hist is None else 0.9 * self.hist + 0.1 * out
+                    return ((out - self.hist) ** 2).mean()
+        """,
+        "utils.py": """
+            import torch
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def step(self, x):
+                    loss = self.model.loss(x)
+                    self.opt.zero_grad()
+                    loss.backward(retain_graph=True)
+                    self.opt.step()
+                    return loss.item()
+        """,
+        "procedure.py": """
+            import utils
+
+            def train_epoch(trainer: utils.Trainer, batches):
+                return [trainer.step(x) for x in batches]
+        """,
+        "train.py": """
+            import procedure
+            from model import Model
+            from utils import Trainer
+
+            def main(batches):
+                return procedure.train_epoch(Trainer(Model()), batches)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "utils.py:12:23: TLK202" in found and "TLK103" not in found, found
+
+
+def test_an_object_built_in_the_argument_is_known_by_its_class(tmp_path: Path) -> None:
+    """``procedure.train_epoch(Trainer(Model()), batches)``: the trainer and its model are built
+    where they are handed over, with no name of their own."""
+    write(tmp_path, {
+        "setup.cfg": "",
+        "model.py": "import torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n        return x\n",
+        "utils.py": "class Trainer:\n    def __init__(self, model):\n        self.model = model\n",
+        "procedure.py": "def train_epoch(trainer, batches):\n    return [trainer.model(x) for x in batches]\n",
+        "train.py": "import procedure\nfrom model import Model\nfrom utils import Trainer\n\n\ndef main(batches, device):\n"
+                    "    return procedure.train_epoch(Trainer(Model().to(device)), batches)\n",
+    })
+    from torchleak.analysis.flow import analyse
+
+    for name, expected in (("procedure.py", ("train_epoch", 0, "utils.py:Trainer")), ("utils.py", ("Trainer.__init__", 1, "model.py:Model"))):
+        path = tmp_path / name
+        facts = analyse(cst.parse_module(path.read_text()), Settings(origin=Origin(str(path), use_cache=False)))
+        assert expected in set(facts.externals.argument_classes_by_importers), name

@@ -205,6 +205,10 @@ class Binding(Event):
     #: helper's key (``utils.py:GapTracker.update``); its module reports the carry at its own
     #: statement when nothing else in the project calls it.
     helper: str = ""
+    #: For a state another module's helper carries on its object and backwards with
+    #: ``retain_graph=True`` (``BPRLoss.stageOne``): that helper, whose module reports the retain
+    #: papering over it (TLK202).
+    retained_in: str = ""
 
 
 @dataclass(frozen=True, eq=False)

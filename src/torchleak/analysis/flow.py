@@ -2324,6 +2324,9 @@ class _Walker:
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
             summary.returns_global = self._returned_global(self.function.node)
+            backwards = [call for call in self.function.backwards if call.kind == "backward"]
+            # (a retain for a later backward of the function, ACKTR's Fisher pass, papers over nothing)
+            summary.retains = any(call.retain_graph is not None and not any(other.seq > call.seq for other in backwards) for call in backwards)
             built = self.context.global_instance_class(summary.returns_global) if summary.returns_global else None
             if built is not None and summary.returns.kind is Kind.UNKNOWN:
                 summary.returns = Value(State.DETACHED, Kind.INSTANCE, cls=built)  # the module's one logger
@@ -2691,11 +2694,11 @@ class _Walker:
 
     def _binding(
         self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = "",
-        keeps_history: bool = False, helper: str = "",
+        keeps_history: bool = False, helper: str = "", retained_in: str = "",
     ) -> None:
         event = Binding(
             node, self.context.next_seq(), self.loop, self.function, key, value, frozenset(sources), fed, via, self.branch_depth, in_callee,
-            keeps_history, key in self.when_none, helper,
+            keeps_history, key in self.when_none, helper, retained_in,
         )
         self._locate(node)
         self.function.bindings.append(event)
@@ -5386,7 +5389,10 @@ class _Walker:
                 elif not (callee is None and effect.in_batch_loop and not effect.value.params):
                     # (another module's helper carrying what it computes inside its own batch
                     # loop reports it there: ``agent.update()`` is not a second place to fix it)
-                    self._binding(statement, key, value, mentions(node), fed=True, via=via, helper=_fixed_in_imported(summary, effect, callee))
+                    self._binding(
+                        statement, key, value, mentions(node), fed=True, via=via, helper=_fixed_in_imported(summary, effect, callee),
+                        retained_in=summary.key if callee is None and summary.module and summary.retains and effect.kind == "carry" else "",
+                    )
                 self.env[key] = value
 
     def _transfer_attribute_flows(self, node: cst.Call, summary: Summary) -> None:

@@ -57,7 +57,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 13
+SCHEMA: Final = 14
 #: Larger modules are not summarised (a bound on cold-cache cost): in 68 public training
 #: repositories one Python file exceeds 100 KB; in the pinned corpus of libraries, 16 files
 #: exceed 150 KB (transformers' modeling_utils.py, generation/utils.py, ...), and summarising
@@ -515,15 +515,25 @@ def _constructions(tree: ast.Module) -> _Constructions:
     return _Constructions(tuple(built), tuple(calls))
 
 
+#: How ``_given_name`` names an object built in the argument itself (``Trainer(Model())``).
+_BUILT_HERE: Final = "()"
+
+
 def _given_name(node: ast.expr) -> str:
     """The dotted name an argument passes: ``sampler`` for ``sampler``, and for ``sampler if
-    args.hard_mining else None`` (an optional object, given or not); "" otherwise."""
+    args.hard_mining else None`` (an optional object, given or not); ``Model()`` for an object
+    built in place (``Trainer(Model())``, ``Model(cfg).to(device)``); "" otherwise."""
     if isinstance(node, ast.IfExp):
         none = [isinstance(branch, ast.Constant) and branch.value is None for branch in (node.body, node.orelse)]
         if none == [False, True]:
             node = node.body
         elif none == [True, False]:
             node = node.orelse
+    if isinstance(node, ast.Call):
+        while isinstance(node.func, ast.Attribute) and node.func.attr in _RETURNS_SELF and isinstance(node.func.value, ast.Call):
+            node = node.func.value
+        built = _ast_dotted(node.func)
+        return built + _BUILT_HERE if built else ""
     return _ast_dotted(node) or ""
 
 
@@ -552,6 +562,12 @@ def _arguments_of_project_classes(
         built = project_class(func)
         if built is not None:
             instances[key] = built
+    for _func, arguments, keywords in constructions.calls:
+        for argument in (*arguments, *(given for _, given in keywords)):
+            if argument.endswith(_BUILT_HERE):
+                built = project_class(argument[: -len(_BUILT_HERE)])
+                if built is not None:
+                    instances[argument] = built
     if not instances:
         return set()
     found: set[tuple[str, int, str]] = set()

@@ -1026,8 +1026,8 @@ def papered_by_a_retain(facts: FileFacts) -> Callable[[Binding], bool]:
     on_objects = {binding.key.rsplit(".", 1)[-1] for binding in retained if binding.key.startswith("self.") and binding.key.count(".") > 1}
 
     def papered(binding: Binding) -> bool:
-        if id(binding.node) in statements:
-            return True
+        if id(binding.node) in statements or binding.retained_in:
+            return True  # (``retained_in``: the other module's helper that retains reports it)
         return "." in binding.key and binding.key.rsplit(".", 1)[-1] in on_objects and (binding.in_callee != "" or binding.key.startswith("self."))
 
     return papered

@@ -112,6 +112,10 @@ class Summary:
     #: Walked as a per-batch method because another module calls it in a loop: what it keeps
     #: is reported in its own body, not again at each call.
     per_batch: bool = False
+    #: Runs ``backward(retain_graph=...)`` with no backward after it: a state it carries on its
+    #: object is one that retain papers over, which its own module reports (TLK202), not each
+    #: caller again (TLK103).
+    retains: bool = False
     #: Parameter names by position (``self`` included), for messages and hook wiring.
     parameters: tuple[str, ...] = ()
     #: The file of another module of the project that defines it (``utils.py``); "" for this file.
@@ -200,7 +204,7 @@ class Summary:
         )
 
 
-_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates", "per_batch")
+_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates", "per_batch", "retains")
 
 
 @dataclass

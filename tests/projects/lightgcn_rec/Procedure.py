@@ -47,7 +47,7 @@ def BPR_train_original(dataset, recommend_model, loss_class, memory, epoch, max_
         hard_neg = memory.sample(batch_users, dataset.allPos)
         batch_neg = torch.where(torch.rand(len(batch_neg)) < 0.5, hard_neg, batch_neg)
 
-        cri = bpr.stageOne(batch_users, batch_pos, batch_neg)  # known-false: TLK103 (the author marked this leak at another line)
+        cri = bpr.stageOne(batch_users, batch_pos, batch_neg)
         aver_loss += cri  # known-false: TLK101 (the author marked this leak at another line)
         n_batches += 1
     aver_loss = aver_loss / max(n_batches, 1)

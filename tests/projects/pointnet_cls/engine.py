@@ -38,7 +38,7 @@ class Trainer(object):
             self.loss_meter.update(loss.item(), points.size(0))  # clean: .item() before the meter
             self.reg_total = self.reg_total + mat_diff_loss  # expect: TLK101
             self.grad_norms.append(gnorm)  # expect: TLK301
-            self.hard_buffer.add(points, pred, target)  # known-miss: TLK102 (HardExampleBuffer.add in utils/buffer.py keeps logits[idx])
+            self.hard_buffer.add(points, pred, target)  # expect: TLK102
             self.feature_bank.update(feat, target)  # clean: FeatureBank.update (utils/buffer.py) writes under no_grad
         return self.loss_meter.avg, float(self.reg_total) / max(batch_id + 1, 1)
 

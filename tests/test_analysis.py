@@ -8395,3 +8395,77 @@ class TestRoundTwentyFourShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(30, "TLK101")] and "Logger.CURRENT.name2val" in found[0][2]
         assert self.findings(src.replace('logkv_mean("loss", loss)', 'logkv_mean("loss", loss.item())')) == []
+
+    def test_a_helper_every_call_of_which_leaks_reports_once_even_when_some_calls_pass_create_graph_results(self) -> None:
+        # (zoo round 25D, StyleGAN's training_stats.report: losses and penalties, 9 calls, one fix)
+        src = """
+            import torch
+
+            class Stats:
+                def __init__(self):
+                    self.counters = {}
+
+                def report(self, name, value):
+                    self.counters[name] = self.counters.get(name, 0) + value.sum()
+
+            stats = Stats()
+
+            def run(model, batches, opt):
+                for x in batches:
+                    x = x.requires_grad_(True)
+                    out = model(x)
+                    stats.report("scores", out)
+                    (grad,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+                    penalty = grad.square().sum()
+                    stats.report("penalty", penalty)
+                    loss = out.mean() + penalty
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(9, "TLK101")]
+
+    def test_slots_a_per_batch_step_resets_through_a_method_hold_one_batch(self) -> None:
+        # (zoo round 25D, TGN: messages appended by the forward, detached by memory.detach_memory()
+        # after each optimizer step)
+        src = """
+            from collections import defaultdict
+            import torch
+            import torch.nn as nn
+
+            class Memory:
+                def __init__(self):
+                    self.messages = defaultdict(list)
+
+                def store(self, nodes, msgs):
+                    for node, msg in zip(nodes.tolist(), msgs):
+                        self.messages[node].append(msg)
+
+                def detach_memory(self):
+                    for node in self.messages:
+                        self.messages[node] = [m.detach() for m in self.messages[node]]
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                    self.memory = Memory()
+
+                def forward(self, nodes, x):
+                    out = self.lin(x)
+                    self.memory.store(nodes, out)
+                    return out
+
+            def step(net, opt, nodes, x):
+                loss = net(nodes, x).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                net.memory.detach_memory()
+                return loss.item()
+
+            def run(net, opt, batches):
+                return [step(net, opt, nodes, x) for nodes, x in batches]
+        """
+        assert self.findings(src) == []
+        assert [code for _, code, _ in self.findings(src.replace("net.memory.detach_memory()", "pass"))] == ["TLK102"]

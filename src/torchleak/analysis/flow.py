@@ -3304,6 +3304,10 @@ class _Walker:
                 self.env[key] = replace(container, state=State.ATTACHED)
             return
         self._store(statement, target.value, key, "[]=", value_node, value, frozenset(index))
+        if not value.attached and key.startswith("self.") and self._every_slot_of(key, index) and not self._in_batch_loop():
+            # ``for node in self.messages: self.messages[node] = [m.detach() for m in ...]`` in a
+            # method: every slot replaced by values without graph, a reset of what it holds
+            self._effect(Effect("reset", key, value, self.function.name))
         if container.keys is None and container.attached and value.detached and _detaches_own_slot(value_node, target) and self._is_backwarded(key):
             # ``output["loss"].backward()`` then ``output["loss"] = output["loss"].detach()``: the
             # entry that showed the dict to hold a graph no longer does; nothing shows another one
@@ -5153,6 +5157,19 @@ class _Walker:
                 return None
             return f"{owner}.{rest}" if rest else owner
         return target
+
+    def _every_slot_of(self, key: str, index: set[str]) -> bool:
+        """The subscript ``index`` is the target of an enclosing ``for k in key`` (or ``key.keys()``):
+        the loop writes every slot of ``key``."""
+        for loop in self.loops:
+            node = loop.node
+            if type(node) is cst.For and type(node.target) is cst.Name and index == {node.target.value}:
+                iterated = node.iter
+                if type(iterated) is cst.Call and type(iterated.func) is cst.Attribute and iterated.func.attr.value == "keys" and not iterated.args:
+                    iterated = iterated.func.value
+                if dotted(iterated) == key:
+                    return True
+        return False
 
     def _iterated_container(self, name: str) -> Optional[str]:
         """``self.callbacks`` when ``name`` is the target of an enclosing ``for name in

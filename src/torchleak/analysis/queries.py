@@ -80,7 +80,10 @@ def _resetting_methods(facts: FileFacts, loop: Loop, key: str) -> Iterator[Funct
             "." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
             and not binding.value.params and not _outside_batch_loop(facts, binding)
             and not _called_only_outside_batch_loops(facts, function, attribute)
-            and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())))
+            and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())) and not (
+                # (a per-batch step that resets it, ``tgn.memory.detach_memory()`` after the optimizer step)
+                binding.loop is None and per_batch_calls(facts, function)
+            ))
             for binding in function.bindings
         ):
             yield function
@@ -295,13 +298,18 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_import
     if as_importer:
         yield from _held(facts, double_backward, as_importer)
         return
-    yield from _kept_once_in_the_helper(facts, list(_held(facts, double_backward, as_importer)))
+    others = lambda: [event for event, _ in _held(facts, not double_backward, as_importer)]  # noqa: E731
+    yield from _kept_once_in_the_helper(facts, list(_held(facts, double_backward, as_importer)), double_backward, others)
 
 
-def _kept_once_in_the_helper(facts: FileFacts, held: list[tuple[Held, Loop]]) -> Iterator[tuple[Held, Loop]]:
+def _kept_once_in_the_helper(
+    facts: FileFacts, held: list[tuple[Held, Loop]], double_backward: bool = False, others: Callable[[], list[Held]] = lambda: [],
+) -> Iterator[tuple[Held, Loop]]:
     """Calls of a helper of the file that keeps what it is given in one place, when every call
     of it leaks (``fold(stats, "ce", ce)`` beside ``fold(stats, "link", ll)``): one finding,
-    at the helper's line, where the one fix goes, instead of one per call."""
+    at the helper's line, where the one fix goes, instead of one per call. Calls that hand it
+    ``create_graph`` results (StyleGAN's ``training_stats.report`` of losses and penalties)
+    leak as well: the helper's one finding is TLK101's, and TLK301 leaves those calls to it."""
     by_helper: dict[str, list[tuple[Held, Loop]]] = {}
     for event, loop in held:
         if event.kept_by:
@@ -309,11 +317,22 @@ def _kept_once_in_the_helper(facts: FileFacts, held: list[tuple[Held, Loop]]) ->
     moved: set[int] = set()
     evidence = facts.evidence
     helpers = {function.name: function for function in facts.functions}
+    other_events: Optional[list[Held]] = None
     for name, events in by_helper.items():
         calls = {call for callee, call in evidence.call_nodes if callee == name} if evidence is not None else set()
         helper = helpers.get(name)
-        if len(calls) < 2 or helper is None or len({id(event.node) for event, _ in events}) != len(calls):
+        if len(calls) < 2 or helper is None:
             continue
+        leaking = {id(event.node) for event, _ in events}
+        if len(leaking) != len(calls):
+            if other_events is None:
+                other_events = others()
+            split = {id(event.node) for event in other_events if event.kept_by == name}
+            if len(leaking | split) != len(calls) or leaking & split:
+                continue
+            if double_backward:
+                moved.update(id(event) for event, _ in events)  # (reported once, by TLK101, at the helper)
+                continue
         event, loop = events[0]
         kept = _in_the_helper(facts, helper, event, loop, f"{helper.name} is given it at every call, by {event.function.name}")
         if kept is None:

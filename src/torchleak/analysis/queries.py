@@ -298,8 +298,11 @@ def held_across_iterations(facts: FileFacts, *, double_backward: bool, as_import
     if as_importer:
         yield from _held(facts, double_backward, as_importer)
         return
-    others = lambda: [event for event, _ in _held(facts, not double_backward, as_importer)]  # noqa: E731
-    yield from _kept_once_in_the_helper(facts, list(_held(facts, double_backward, as_importer)), double_backward, others)
+
+    def other_family() -> list[Held]:  # (asked only when a helper's calls seem split between the families)
+        return [event for event, _ in _held(facts, not double_backward, as_importer)]
+
+    yield from _kept_once_in_the_helper(facts, list(_held(facts, double_backward, as_importer)), double_backward, other_family)
 
 
 def _kept_once_in_the_helper(

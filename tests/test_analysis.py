@@ -8469,3 +8469,28 @@ class TestRoundTwentyFourShapes:
         """
         assert self.findings(src) == []
         assert [code for _, code, _ in self.findings(src.replace("net.memory.detach_memory()", "pass"))] == ["TLK102"]
+
+    def test_a_helper_returning_a_tensors_item_and_anything_else_unchanged_returns_a_number_for_a_tensor(self) -> None:
+        # (zoo round 25C: loggers' to_float/to_python_scalars, ``if torch.is_tensor(x): return x.item()``)
+        src = """
+            import torch
+
+            def to_float(x):
+                if torch.is_tensor(x):
+                    return x.item()
+                return x
+
+            def train(model, batches, opt):
+                history = []
+                for x, y in batches:
+                    loss = ((model(x) - y) ** 2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    history.append(to_float(loss))
+                return history
+        """
+        assert self.findings(src) == []
+        # (a dict of tensors goes through ``return x`` unchanged: still kept)
+        assert [code for _, code, _ in self.findings(src.replace("history.append(to_float(loss))", 'history.append(to_float({"loss": loss}))'))] == ["TLK102"]
+        assert [code for _, code, _ in self.findings(src.replace("return x.item()", "return x"))] == ["TLK102"]

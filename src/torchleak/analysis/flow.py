@@ -2239,6 +2239,9 @@ class _Walker:
         #: Positions of the flag parameters (default ``False``/``None``) whose tests guard the
         #: statements walked now (``if track:``).
         self.flag_guards: list[int] = []
+        #: ``if torch.is_tensor(x): return ...`` at the top of the body: the position of ``x`` and
+        #: the returns walked up to that one.
+        self.tensor_guard: Optional[tuple[int, list[Value]]] = None
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -2324,6 +2327,9 @@ class _Walker:
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
             summary.returns_global = self._returned_global(self.function.node)
+            if self.tensor_guard is not None:
+                summary.tensor_parameter, guarded = self.tensor_guard[0], self.tensor_guard[1]
+                summary.tensor_returns = join(*guarded) if guarded else None
             backwards = [call for call in self.function.backwards if call.kind == "backward"]
             # (a retain for a later backward of the function, ACKTR's Fisher pass, papers over nothing)
             summary.retains = any(call.retain_graph is not None and not any(other.seq > call.seq for other in backwards) for call in backwards)
@@ -2514,7 +2520,10 @@ class _Walker:
                 flag = self._flag_parameter(node.test)
                 if flag is not None:
                     self.flag_guards.append(flag)
+                tested_tensor = self._tensor_guard_parameter(node) if self.tensor_guard is None else None
                 self._block(_body(node.body))
+                if tested_tensor is not None:
+                    self.tensor_guard = (tested_tensor, list(self.returns))
                 if flag is not None:
                     self.flag_guards.pop()
                 if tested is not None:
@@ -3203,6 +3212,30 @@ class _Walker:
         if "." in key and root not in self.context.classes:
             return ""  # (``Logger.CURRENT``: an attribute of a class of the file, not of a module)
         return key if self._lookup(key).kind is Kind.INSTANCE or self.context.global_instance_class(key) is not None else ""
+
+    def _tensor_guard_parameter(self, node: cst.If) -> Optional[int]:
+        """The parameter position an ``if`` at the top of the function body tests for being a
+        tensor (``torch.is_tensor(x)``, ``isinstance(x, torch.Tensor)``) before returning, with
+        no ``else``; None otherwise."""
+        definition = self.function.node
+        if type(definition) is not cst.FunctionDef or node.orelse is not None or self.loops or self.branch_depth != 1:
+            return None
+        body = _body(node.body)
+        last = body[-1] if body else None
+        if not (type(last) is cst.SimpleStatementLine and last.body and type(last.body[-1]) is cst.Return):
+            return None
+        test = node.test
+        if type(test) is not cst.Call or not test.args or type(test.args[0].value) is not cst.Name:
+            return None
+        called = self.context.aliases.qualify(test.func) or ""
+        name = test.args[0].value.value
+        if called == "torch.is_tensor" and len(test.args) == 1:
+            tensor = True
+        elif called == "isinstance" and len(test.args) == 2:
+            tensor = (self.context.aliases.qualify(test.args[1].value) or "") == "torch.Tensor"
+        else:
+            tensor = False
+        return self.parameters.index(name) if tensor and name in self.parameters else None
 
     def _flag_parameter(self, test: cst.BaseExpression) -> Optional[int]:
         """The position of the parameter an ``if`` tests as a flag that is off by default
@@ -5004,7 +5037,10 @@ class _Walker:
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
         if construct:
             return UNKNOWN
-        result = substitute(summary.returns, bound)
+        returns = summary.returns
+        if summary.tensor_returns is not None and summary.tensor_parameter is not None and bound.get(summary.tensor_parameter, UNKNOWN).kind is Kind.TENSOR:
+            returns = summary.tensor_returns  # ``to_float(loss)``: the ``if torch.is_tensor(x): return x.item()`` branch
+        result = substitute(returns, bound)
         if (summary.no_grad or self._grad_switched_off(node, summary)) and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
         if summary.module and summary.runs_forward and result.attached:

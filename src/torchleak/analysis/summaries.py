@@ -152,6 +152,11 @@ class Summary:
     #: Logger.CURRENT``: a logger's ``get_current()``): what a call's method keeps on ``self``
     #: is kept on that global; "" otherwise.
     returns_global: str = ""
+    #: ``if torch.is_tensor(x): return x.item()`` early on: the position of ``x``, and what the
+    #: function returns when ``x`` is a tensor (the returns up to that one); a call passing a
+    #: tensor there gets that, not the ``return x`` meant for other values.
+    tensor_parameter: Optional[int] = None
+    tensor_returns: Optional[Value] = None
 
     @property
     def key(self) -> str:
@@ -177,6 +182,8 @@ class Summary:
             "grad_parameter": self.grad_parameter,
             "backwarded_parameters": None if self.backwarded_parameters is None else sorted(self.backwarded_parameters),
             "returns_global": self.returns_global,
+            "tensor_parameter": self.tensor_parameter,
+            "tensor_returns": None if self.tensor_returns is None else value_to_dict(self.tensor_returns),
         }
 
     @classmethod
@@ -200,6 +207,8 @@ class Summary:
                 (str(flow[0]), str(flow[1]), bool(flow[2])) for flow in cast(list[list[object]], data.get("attribute_flows", []))
             ),
             returns_global=str(data.get("returns_global", "")),
+            tensor_parameter=None if data.get("tensor_parameter") is None else int(cast(int, data["tensor_parameter"])),
+            tensor_returns=None if data.get("tensor_returns") is None else value_from_dict(cast(Mapping[str, object], data["tensor_returns"])),
             **{name: name in flags for name in _FLAGS},
         )
 

@@ -3215,8 +3215,8 @@ class _Walker:
 
     def _tensor_guard_parameter(self, node: cst.If) -> Optional[int]:
         """The parameter position an ``if`` at the top of the function body tests for being a
-        tensor (``torch.is_tensor(x)``, ``isinstance(x, torch.Tensor)``) before returning, with
-        no ``else``; None otherwise."""
+        tensor (``_tensor_test``: ``torch.is_tensor(x)``, ``isinstance(x, torch.Tensor)``) before
+        returning, with no ``else``; None otherwise."""
         definition = self.function.node
         if type(definition) is not cst.FunctionDef or node.orelse is not None or self.loops or self.branch_depth != 1:
             return None
@@ -3224,18 +3224,8 @@ class _Walker:
         last = body[-1] if body else None
         if not (type(last) is cst.SimpleStatementLine and last.body and type(last.body[-1]) is cst.Return):
             return None
-        test = node.test
-        if type(test) is not cst.Call or not test.args or type(test.args[0].value) is not cst.Name:
-            return None
-        called = self.context.aliases.qualify(test.func) or ""
-        name = test.args[0].value.value
-        if called == "torch.is_tensor" and len(test.args) == 1:
-            tensor = True
-        elif called == "isinstance" and len(test.args) == 2:
-            tensor = (self.context.aliases.qualify(test.args[1].value) or "") == "torch.Tensor"
-        else:
-            tensor = False
-        return self.parameters.index(name) if tensor and name in self.parameters else None
+        name = self._tensor_test(node.test)
+        return self.parameters.index(name) if name is not None and name in self.parameters else None
 
     def _flag_parameter(self, test: cst.BaseExpression) -> Optional[int]:
         """The position of the parameter an ``if`` tests as a flag that is off by default
@@ -5197,15 +5187,13 @@ class _Walker:
     def _every_slot_of(self, key: str, index: set[str]) -> bool:
         """The subscript ``index`` is the target of an enclosing ``for k in key`` (or ``key.keys()``):
         the loop writes every slot of ``key``."""
-        for loop in self.loops:
-            node = loop.node
-            if type(node) is cst.For and type(node.target) is cst.Name and index == {node.target.value}:
-                iterated = node.iter
-                if type(iterated) is cst.Call and type(iterated.func) is cst.Attribute and iterated.func.attr.value == "keys" and not iterated.args:
-                    iterated = iterated.func.value
-                if dotted(iterated) == key:
-                    return True
-        return False
+        loop = self._loop_over(next(iter(index))) if len(index) == 1 else None
+        if loop is None:
+            return False
+        iterated = loop.iter
+        if type(iterated) is cst.Call and type(iterated.func) is cst.Attribute and iterated.func.attr.value == "keys" and not iterated.args:
+            iterated = iterated.func.value
+        return dotted(iterated) == key
 
     def _iterated_container(self, name: str) -> Optional[str]:
         """``self.callbacks`` when ``name`` is the target of an enclosing ``for name in
@@ -5221,10 +5209,15 @@ class _Walker:
 
     def _loop_iterable(self, name: str) -> Optional[str]:
         """``callbacks`` when ``name`` is the target of an enclosing ``for name in callbacks``."""
+        loop = self._loop_over(name)
+        return dotted(loop.iter) if loop is not None else None
+
+    def _loop_over(self, name: str) -> Optional[cst.For]:
+        """The innermost enclosing ``for name in ...``."""
         for loop in reversed(self.loops):
             node = loop.node
             if type(node) is cst.For and type(node.target) is cst.Name and node.target.value == name:
-                return dotted(node.iter)
+                return node
         return None
 
     def _updated_tensor(self, receiver: cst.BaseExpression) -> Optional[str]:

@@ -176,6 +176,48 @@ def test_import_cycles_terminate_at_a_fixpoint(tmp_path: Path) -> None:
     assert [(effect.kind, effect.target) for effect in relay.effects] == [("store", "arg0")]
 
 
+CHAIN = {
+    "pyproject.toml": "",
+    "d.py": "def f3(store, x):\n    store.append(x)\n",
+    "c.py": "from d import f3\n\ndef f2(store, x):\n    f3(store, x)\n",
+    "b.py": "from c import f2\n\ndef f1(store, x):\n    f2(store, x)\n",
+    "a.py": "from b import f1\n\ndef f0(store, x):\n    f1(store, x)\n",
+    "main.py": "from a import f0\nfrom b import f1\nf0([], 1)\nf1([], 1)\n",
+}
+
+
+def _effects(names, local: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    summary = names[local]
+    assert isinstance(summary, Summary)
+    return [(effect.kind, effect.target) for effect in summary.effects]
+
+
+def test_summaries_follow_imports_at_most_max_import_levels_deep(tmp_path: Path) -> None:
+    """main -> a -> b -> c -> d: the store in d is four imports away from main.py, beyond the
+    bound, so f0 keeps nothing known; f1 (b -> c -> d, three) keeps its argument."""
+    assert project.MAX_IMPORT_LEVELS == 3
+    write(tmp_path, CHAIN)
+    for _ in range(2):  # computed, then read back from the cache (bounded summaries by level)
+        names = externals(tmp_path, "main.py", cache=True).names
+        assert _effects(names, "f0") == []
+        assert _effects(names, "f1") == [("store", "arg0")]
+
+
+def test_a_summary_does_not_depend_on_what_the_process_linted_before(tmp_path: Path) -> None:
+    """Linting a.py first summarises b, c and d from two imports nearer than main.py's lint
+    needs them; main.py's answers must be those of a fresh process (flake8 and the CLI agree)."""
+    write(tmp_path, CHAIN)
+    fresh = _effects(externals(tmp_path, "main.py").names, "f0")
+    project._INDEXES.clear()
+    settings = Settings(origin=Origin(str(tmp_path / "a.py"), use_cache=False))
+    index = project.index_for(settings.origin, settings)  # type: ignore[arg-type]
+    for name, local in (("a.py", "f1"), ("main.py", "f0")):
+        source = (tmp_path / name).read_text()
+        names = index.externals(tmp_path / name, project._iter_imports(cst.parse_module(source)), source).names
+        assert isinstance(names[local], Summary)
+    assert _effects(names, "f0") == fresh == []
+
+
 HELPERS = """\
 import heavy
 

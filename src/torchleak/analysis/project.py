@@ -12,7 +12,9 @@ stay unknown.
 
 Modules are summarised dependencies first; the modules of an import cycle are summarised
 together, again and again until their summaries stop changing (at most
-``FIXPOINT_ROUNDS`` rounds). Summaries are cached on disk (``torchleak.cache``) under the
+``FIXPOINT_ROUNDS`` rounds). Summaries follow imports at most ``MAX_IMPORT_LEVELS`` modules
+deep from the linted file; a summary that reached that bound is kept under the level it was
+made at, so that a file's findings never depend on what the same process linted before. Summaries are cached on disk (``torchleak.cache``) under the
 ``modules`` namespace, each with the size and modification time of every file it was
 computed from, so that a second run reads JSON instead of parsing, and an edit to any of
 those files recomputes it. A new file that would now satisfy an import which resolved to
@@ -67,6 +69,11 @@ MAX_SUMMARISED_BYTES: Final = 150_000
 FIXPOINT_ROUNDS: Final = 3
 #: The most modules one file's imports may make the index read (a bound on cold-cache cost).
 MAX_MODULES: Final = 300
+#: How many modules deep summaries follow imports from the linted file: a module's summary
+#: made this many imports away treats its own imports as unknown, as third-party ones (one
+#: annotation naming transformers' ``PreTrainedConfig`` summarised 309 modules, down to 19
+#: imports away, for a file that calls none of them).
+MAX_IMPORT_LEVELS: Final = 3
 #: Re-exports followed through at most this many ``__init__.py`` files.
 MAX_REEXPORT_DEPTH: Final = 8
 _NAMESPACE: Final = "modules"
@@ -596,6 +603,15 @@ class _Entry:
 
     summary: ModuleSummary
     deps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: How many imports deep the summaries it read go (0: it read none).
+    height: int = 0
+    #: It read a summary beyond ``MAX_IMPORT_LEVELS``: it holds only at the level it was made at.
+    bounded: bool = False
+
+    def holds_at(self, level: int) -> bool:
+        """Whether it is what a summary made at ``level`` would be (one made further from the
+        linted file may have stopped at the bound that a nearer one does not reach)."""
+        return not self.bounded and level + self.height < MAX_IMPORT_LEVELS
 
 
 @dataclass
@@ -612,6 +628,15 @@ class _Frame:
     read_early: bool = False
     #: A module needed for it was not summarised (the bound on modules): not written to disk.
     truncated: bool = False
+    height: int = 0
+    #: A summary it needed was beyond ``MAX_IMPORT_LEVELS`` (``_Entry.bounded``).
+    bounded: bool = False
+
+    def read(self, entry: _Entry) -> None:
+        """This module's summary depends on ``entry`` (one import deeper)."""
+        self.deps.update(entry.deps)
+        self.height = max(self.height, entry.height + 1)
+        self.bounded = self.bounded or entry.bounded
 
 
 @dataclass
@@ -637,6 +662,11 @@ def _module_of(key: str) -> str:
     return key.partition(_PART)[0]
 
 
+def _levelled(key: str, level: int) -> str:
+    """The cache key of ``key``'s summary made at ``level`` that holds only there."""
+    return f"{key}{_PART}@{level}"
+
+
 class ProjectIndex:
     """The summaries of one project's modules, for the files of that project being linted.
 
@@ -652,6 +682,8 @@ class ProjectIndex:
         self.settings = replace(settings, origin=None)
         self.cache = cache
         self._entries: dict[str, _Entry] = {}
+        #: Summaries that hold only at the level they were made at (``_Entry.bounded``).
+        self._bounded: dict[tuple[str, int], _Entry] = {}
         #: Finished members of a cycle whose first module is still being summarised.
         self._pending: dict[str, _Frame] = {}
         self._outlines: dict[str, _Outline] = {}
@@ -713,7 +745,7 @@ class ProjectIndex:
         instead made each entry of a large library hundreds of kilobytes. The findings cache
         checks them before reusing a result."""
         stamps = {module: outline.stamp for module, outline in self._outlines.items() if outline.stamp is not None}
-        for entry in self._entries.values():
+        for entry in [*self._entries.values(), *self._bounded.values()]:
             stamps.update(entry.deps)
         return stamps
 
@@ -1073,6 +1105,8 @@ class ProjectIndex:
         if entry is not None:
             value["summary"] = entry.summary.to_dict()
             value["deps"] = {path: list(stamp) for path, stamp in entry.deps.items()}
+            value["height"] = entry.height
+            value["bounded"] = entry.bounded
         self._blobs[module] = value
         self.cache.put(_NAMESPACE, module + self._key_suffix, value)
 
@@ -1111,7 +1145,8 @@ class ProjectIndex:
         classes it calls or is called by, the globals they share, with the imports), so that an
         importer of one helper of a large module analyses only that helper's part of it and of
         the modules it imports in turn."""
-        if module in self._entries or module in self._open or module in self._pending:
+        whole = self._entries.get(module)
+        if whole is not None and whole.holds_at(self._level()) or (module, self._level()) in self._bounded or module in self._open or module in self._pending:
             return self._summary(module)
         known = self._known(module + _PART + name)
         return known if known is not None else self._summary(self._part_key(module, name))
@@ -1167,42 +1202,74 @@ class ProjectIndex:
                 reader.low = min(reader.low, frame.low if module in self._pending else frame.depth)
                 reader.deps.update(frame.deps)
             return frame.summary
+        if self._level() >= MAX_IMPORT_LEVELS:
+            for active in self._active:
+                active.bounded = True
+            return ModuleSummary(_module_of(module))
         if self.cache is not None and module not in self._read_again:
             # Another process may have summarised it since this one first looked (flake8 -j).
             self._read_again.add(module)
             self._blobs.pop(module, None)
-            entry = self._load(module)
-            if entry is not None:
-                return self._summary(module)
+            self._blobs.pop(_levelled(module, self._level()), None)
+            known = self._known(module)
+            if known is not None:
+                return known
         if self._computed >= MAX_MODULES:
             for active in self._active:
                 active.truncated = True
             return ModuleSummary(_module_of(module))
         return self._compute(module)
 
+    def _level(self) -> int:
+        """How many imports away from the linted file the summary asked for now is, less one
+        (0: one the linted file imports)."""
+        return len(self._active)
+
     def _known(self, key: str) -> Optional[ModuleSummary]:
-        """The summary made for ``key`` (a module or a part), from memory or the disk cache; the
-        summary being computed now depends on its files."""
+        """The summary made for ``key`` (a module or a part) that holds at the level it is asked
+        at, from memory or the disk cache; the summary being computed now depends on it."""
+        level = self._level()
         entry = self._entries.get(key) or self._load(key)
+        if entry is None or not entry.holds_at(level):
+            entry = self._bounded.get((key, level)) or self._load(key, level)
         if entry is None:
             return None
         if self._active:
-            self._active[-1].deps.update(entry.deps)
+            self._active[-1].read(entry)
         return entry.summary
 
-    def _load(self, module: str) -> Optional[_Entry]:
-        blob = self._blob(module)
+    def _load(self, module: str, level: Optional[int] = None) -> Optional[_Entry]:
+        """The cache's summary of ``module``; with ``level``, its summary made at that level
+        that holds only there."""
+        blob = self._blob(module if level is None else _levelled(module, level))
         if blob is None or "summary" not in blob:
             return None
         try:
             deps = {str(path): (int(stamp[0]), int(stamp[1])) for path, stamp in blob["deps"].items()}
             if _module_of(module) not in deps or any(self._stamp(path) != stamp for path, stamp in deps.items()):
                 return None
-            entry = _Entry(ModuleSummary.from_dict(blob["summary"]), deps)
+            entry = _Entry(ModuleSummary.from_dict(blob["summary"]), deps, int(blob["height"]), bool(blob["bounded"]))
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             return None
-        self._entries[module] = entry
+        if level is None and not entry.bounded:
+            self._entries[module] = entry
+        elif level is not None and entry.bounded:
+            self._bounded[(module, level)] = entry
+        else:
+            return None
         return entry
+
+    def _keep(self, key: str, level: int, entry: _Entry, outline: Optional[_Outline], stored: bool) -> None:
+        """Remember ``entry`` as ``key``'s summary (made at ``level``), and write it to the cache
+        when ``stored``."""
+        if entry.bounded:
+            self._bounded[(key, level)] = entry
+            if stored:
+                self._store(_levelled(key, level), None, entry)
+            return
+        self._entries[key] = entry
+        if stored:
+            self._store(key, outline, entry)
 
     def _compute(self, module: str) -> ModuleSummary:
         """Summarise ``module``. The modules of an import cycle (found as in Tarjan's algorithm:
@@ -1249,6 +1316,8 @@ class ProjectIndex:
             parent.low = min(parent.low, frame.low)
             parent.deps.update(frame.deps)
             parent.truncated = parent.truncated or frame.truncated
+            parent.height = max(parent.height, frame.height + 1)
+            parent.bounded = parent.bounded or frame.bounded
         if frame.low < depth:
             self._pending[key] = frame  # final when the cycle's first module is
             return frame.summary
@@ -1256,23 +1325,24 @@ class ProjectIndex:
         deps: dict[str, tuple[int, int]] = {}
         for member in members:
             deps.update(member.deps)
+        # (the members of a cycle read each other: each holds as far as the deepest one does)
+        height = max(member.height for member in members)
+        bounded = any(member.bounded for member in members)
         for member in members:
             self._pending.pop(member.module, None)
-            entry = self._entries[member.module] = _Entry(member.summary, dict(deps))
+            entry = _Entry(member.summary, dict(deps), height, bounded)
             stored = not frame.truncated and _module_of(member.module) in deps
             if _PART not in member.module:
-                if stored:
-                    self._store(member.module, self._outline_quietly(member.module), entry)
+                self._keep(member.module, member.depth, entry, self._outline_quietly(member.module) if stored else None, stored)
                 continue
             # a part: known (and stored) under each of its names, as ``_summary_for`` asks
             part_module = _module_of(member.module)
             parts = self._module_parts(part_module)
             name = member.module[len(part_module) + 1:]
+            self._keep(member.module, member.depth, entry, None, False)
             if parts is not None and name in parts.component_of:
                 for alias in parts.names[parts.component_of[name]]:
-                    self._entries[part_module + _PART + alias] = entry
-                    if stored:
-                        self._store(part_module + _PART + alias, None, entry)
+                    self._keep(part_module + _PART + alias, member.depth, entry, None, stored)
         return frame.summary
 
     def _kept_segments(self, key: str) -> Optional[frozenset[int]]:

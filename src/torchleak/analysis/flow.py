@@ -1537,12 +1537,18 @@ class Evidence:
     #: (callee, ``id`` of the call) for every call of the file's functions: how many places call
     #: each. (Read by the final walk only: left out of ``size``.)
     call_nodes: set[tuple[str, int]] = field(default_factory=set)
+    #: Forward hooks (``id`` of their definition) that keep the module's output on the object
+    #: that registered them (``self.history[name].append(output.mean())`` in a closure of one of
+    #: its methods): walked as per-batch methods, the output attached, like a ``forward``
+    #: keeping something on ``self``.
+    forward_hooks: set[int] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
             + len(self.called_without_grad) + len(self.called_with_grad) + len(self.per_batch_by_importers)
+            + len(self.forward_hooks)
         )  # (``backwarded_positions`` is read by queries only: no walk needs redoing for it)
 
 
@@ -1584,6 +1590,8 @@ class _Observations:
     #: the file's functions that no evidence yet shows to be modules: once this walk's evidence
     #: shows one of the keys to be a module, the position takes one without another walk.
     module_candidates: set[tuple[str, int, tuple[tuple[str, str], ...]]] = field(default_factory=set)
+    #: ``Evidence.forward_hooks`` found by this walk -> whether the hook reads ``.training``.
+    forward_hooks: dict[int, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -2077,6 +2085,10 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
         set(previous.called_without_grad), {name: set(positions) for name, positions in previous.backwarded_positions.items()},
         set(previous.called_for_a_backward), set(previous.per_batch_by_importers), set(previous.called_with_grad),
     )
+    # (a hook runs with grad where the module trains: the file trains, or the hook asks
+    # ``module.training``; a feature extractor run under no_grad keeps no graph)
+    trains = any(loop.has_backward or loop.has_optimizer_step for loop in facts.loops)
+    evidence.forward_hooks = previous.forward_hooks | {hook for hook, tests_training in observations.forward_hooks.items() if trains or tests_training}
     evidence.called_without_grad |= observations.called_without_grad
     evidence.called_with_grad |= observations.called_with_grad
     if externals is not None and externals.path:
@@ -3784,7 +3796,8 @@ class _Walker:
             # calls it with grad: utils.py's no-grad validate beside train.py's training loop)
             no_grad = True
         per_batch_elsewhere = cls is not None and f"{cls}.{name}" in self.context.evidence.per_batch_by_importers
-        per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere
+        forward_hook = id(node) in self.context.evidence.forward_hooks and not no_grad
+        per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere or forward_hook
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
         self.context.top = self.context.def_tops.get(id(node), outer_top)
@@ -3854,6 +3867,10 @@ class _Walker:
                 walker.env[key] = Value(State.ATTACHED, params=frozenset({index}))
             else:
                 walker.env[key] = parameter(index)
+        positional = [p for p in (*node.params.posonly_params, *node.params.params)]
+        if forward_hook and positional:
+            # ``hook(module, inputs, output)``: run by a module's forward pass, with its output
+            walker.env[positional[-1].name.value] = Value(State.ATTACHED, Kind.TENSOR)
         function = walker.run(_body(node.body))
         if walker.per_batch_loop is not None:
             walker.per_batch_loop.local_names = frozenset(walker.local_names)
@@ -5708,6 +5725,10 @@ class _Walker:
                         if owner is not None and effect.target.startswith("self."):
                             effect = replace(effect, target=owner + effect.target[len("self"):])
                         self.context.hooks.append((effect, function.name, len(function.summary.parameters), store_node))
+                if owner is None and any(effect.kind == "store" and effect.target.startswith("self.") for effect in function.summary.effects):
+                    self.context.observations.forward_hooks[id(hook)] = any(
+                        type(node) is cst.Attribute and node.attr.value == "training" for node in subtree(hook.body)
+                    )
         elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and receiver.cls is None and self._imported_callee(func, receiver) is None:
             key = target_key(func.value)
             if key is None or self._bounded(key):

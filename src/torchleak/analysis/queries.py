@@ -650,6 +650,8 @@ def _loop_invariant(facts: FileFacts, function: Function, node: cst.CSTNode, loo
     if any(type(current) is cst.Call and id(current) in facts.forward_calls for current in subtree(node)):
         return False
     rebound = {b.key for b in function.bindings if loop.contains(b.seq)} | loop.loop_targets
+    if loop.per_batch_method and loop.node is function.node:
+        rebound |= {name.lstrip("*") for name in function.summary.parameters}  # (each call is handed new ones)
     if not any(prefix in rebound for name in names for prefix in key_prefixes(name)):
         # (``v`` of ``{k: totals[k] + v for k, v in losses.items()}`` is bound by the
         # comprehension around it, afresh in every iteration)

@@ -8626,3 +8626,34 @@ class TestRoundTwentySixShapes:
                 return maps
         """
         assert self.findings(gradcam) == []
+
+    def test_a_module_class_defining_call_runs_its_call_not_forward(self) -> None:
+        # (zoo round 26B, modelled on jsikyoon/dreamer-torch: the agent's __call__ trains, then
+        # returns its policy's output and a detached state; its clean twin had four findings)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Agent(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+
+                def __call__(self, obs, state=None):
+                    h = self.net(obs) if state is None else self.net(obs + state)
+                    return {"action": h}, h.detach()
+
+            def simulate(agent, steps, state=None):
+                out = []
+                for _ in range(steps):
+                    policy, state = agent(torch.randn(2, 4), state)
+                    out.append(policy["action"].detach())
+                return out, state
+
+            def run():
+                agent = Agent()
+                opt = torch.optim.SGD(agent.parameters(), lr=0.1)
+                return simulate(agent, 10)
+        """
+        assert self.findings(src) == []
+        assert [(line, code) for line, code, _ in self.findings(src.replace("h.detach()", "h"))] == [(17, "TLK103")]

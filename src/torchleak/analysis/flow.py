@@ -4613,7 +4613,9 @@ class _Walker:
         """The summary of the ``forward`` of a module class of the file or of the project."""
         if not module.cls:
             return None
-        forward = self.context.method(module.cls, "forward")
+        # (a module class defining ``__call__`` itself runs that, not ``nn.Module.__call__``:
+        # Dreamer's agent trains, then returns its policy's output and a detached state)
+        forward = self.context.method(module.cls, "__call__") or self.context.method(module.cls, "forward")
         if forward is not None:
             walked = self.context.walked.get(id(forward))
             return walked.summary if walked is not None else None

@@ -54,9 +54,9 @@ def known(project: Path, kind: str) -> set[tuple[str, int, str]]:
     for file in sorted(project.rglob("*.py")):
         relative = file.relative_to(project).as_posix()
         for number, line in enumerate(file.read_text().splitlines(), start=1):
-            match = KNOWN.search(line)
-            if match is not None and match.group("kind") == kind:
-                marked.update((relative, number, code) for code in re.split(r"\s*,\s*", match.group("codes")))
+            for match in KNOWN.finditer(line):  # (a line may hold a miss and a finding of another code)
+                if match.group("kind") == kind:
+                    marked.update((relative, number, code) for code in re.split(r"\s*,\s*", match.group("codes")))
     return marked
 
 

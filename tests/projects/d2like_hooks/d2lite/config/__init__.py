@@ -1,0 +1,1 @@
+from .defaults import get_cfg, CfgNode

@@ -1,0 +1,1 @@
+from .synthetic import build_detection_train_loader

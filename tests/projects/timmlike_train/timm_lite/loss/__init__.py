@@ -1,0 +1,1 @@
+from .cross_entropy import LabelSmoothingCrossEntropy, SoftTargetCrossEntropy

@@ -8657,3 +8657,56 @@ class TestRoundTwentySixShapes:
         """
         assert self.findings(src) == []
         assert [(line, code) for line, code, _ in self.findings(src.replace("h.detach()", "h"))] == [(17, "TLK103")]
+
+    def test_a_method_guessed_by_its_name_gives_its_parameters_no_class(self) -> None:
+        # (zoo round 26A, modelled on timm's train.py: ``model_ema.update(model)`` on a parameter
+        # whose class the first walk does not know, guessed as the meter's ``update``, made every
+        # meter's ``val`` a model for good, and the loss summed into the meter went unseen)
+        src = """
+            import copy
+            import torch
+            import torch.nn as nn
+
+            class AverageMeter:
+                def __init__(self):
+                    self.reset()
+
+                def reset(self):
+                    self.val = 0
+                    self.avg = 0
+                    self.sum = 0
+                    self.count = 0
+
+                def update(self, val, n=1):
+                    self.val = val
+                    self.sum += val * n
+                    self.count += n
+                    self.avg = self.sum / self.count
+
+            class ModelEmaV2(nn.Module):
+                def __init__(self, model, decay=0.999):
+                    super().__init__()
+                    self.module = copy.deepcopy(model).eval()
+                    self.decay = decay
+
+                @torch.no_grad()
+                def update(self, model):
+                    for e, m in zip(self.module.state_dict().values(), model.state_dict().values()):
+                        e.copy_(self.decay * e + (1.0 - self.decay) * m)
+
+            def train_one_epoch(model, loader, optimizer, loss_fn, loss_scaler=None, model_ema=None):
+                loss_m = AverageMeter()
+                for x, y in loader:
+                    output = model(x)
+                    loss = loss_fn(output, y)
+                    loss_m.update(loss, x.size(0))
+                    optimizer.zero_grad()
+                    loss_scaler.scale(loss).backward()
+                    loss_scaler.step(optimizer)
+                    if model_ema is not None:
+                        model_ema.update(model)
+                return loss_m.avg
+        """
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK101"] and "loss_m.update(loss, x.size(0))" in found[0][2], found
+        assert self.findings(src.replace("loss_m.update(loss, x.size(0))", "loss_m.update(loss.item(), x.size(0))")) == []

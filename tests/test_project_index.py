@@ -1427,3 +1427,48 @@ def test_an_object_built_in_the_argument_is_known_by_its_class(tmp_path: Path) -
         path = tmp_path / name
         facts = analyse(cst.parse_module(path.read_text()), Settings(origin=Origin(str(path), use_cache=False)))
         assert expected in set(facts.externals.argument_classes_by_importers), name
+
+
+def test_a_tensor_method_of_a_value_handed_in_is_no_project_class_method(tmp_path: Path) -> None:
+    """``images.clone()`` of a tensor parameter is the tensor's ``clone``, not the ``clone`` of a
+    configuration class elsewhere in the project (a detectron2-style ``CfgNode.clone`` made a
+    PGD attack's carried example lose its graph once the project held such a class)."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "config.py": """\
+            import copy
+
+
+            class CfgNode(dict):
+                def __getattr__(self, name):
+                    return self[name]
+
+                def clone(self):
+                    return copy.deepcopy(self)
+        """,
+        "attack.py": """\
+            import torch
+            import torch.nn.functional as F
+
+
+            def pgd_attack(model, images, labels, eps=8 / 255, alpha=2 / 255, steps=40):
+                lower = (images - eps).clamp(0, 1)
+                upper = (images + eps).clamp(0, 1)
+                adv = images.clone().requires_grad_(True)
+                for _ in range(steps):
+                    loss = F.cross_entropy(model(adv), labels)
+                    grad, = torch.autograd.grad(loss, adv)
+                    adv = torch.min(torch.max(adv + alpha * grad.sign(), lower), upper)
+                return adv
+
+
+            def adversarial_training(model, loader, optimizer):
+                for images, labels in loader:
+                    adv_images = pgd_attack(model, images, labels)
+                    loss = F.cross_entropy(model(adv_images.detach()), labels)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+        """,
+    })
+    assert _lint(tmp_path, "attack.py") == ["TLK103 12"]

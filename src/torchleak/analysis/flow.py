@@ -4277,6 +4277,9 @@ class _Walker:
                 # ``model.train()`` is a module's; ``algorithm.train(features, clicks)`` can only be
                 # a method of the file that takes those arguments
                 implemented = [c for c in implemented if _takes_only_given_arguments(c, node_args)] if len(node_args) >= 2 else []
+            if len(node_args) == len(args):
+                # (only positional arguments: ``scaler.update()`` cannot be ``AverageMeter.update(val, n=1)``)
+                implemented = [c for c in implemented if _takes_only_given_arguments(c, node_args)]
             if len(implemented) == 1:
                 return implemented[0]
             # Several classes implement it (``metric.process(state)`` over a list of metrics): the
@@ -4829,8 +4832,8 @@ class _Walker:
             # An object whose class the file does not show: a method only one imported class
             # defines, with effects (``meter.update``), is that class's (as for the file's own).
             name = func.attr.value
-            if name.startswith("__") or name in _COMMON_METHODS or self.context.methods_named(name):
-                return None
+            if name.startswith("__") or name in _COMMON_METHODS or name in _TENSOR_METHODS or self.context.methods_named(name):
+                return None  # (``images.clone()`` of a tensor handed in is no project class's ``clone``)
             candidates = self.context.externals.methods_named(name)
             if len(candidates) == 1 and candidates[0].effects:
                 return candidates[0]
@@ -4855,7 +4858,7 @@ class _Walker:
         if type(func) is not cst.Attribute or receiver.cls is not None or receiver.kind not in (Kind.MODULE, Kind.UNKNOWN):
             return None
         name = func.attr.value
-        if name.startswith("_") or name in _COMMON_METHODS or name in vocab.FORWARD_METHODS or self.context.methods_named(name):
+        if name.startswith("_") or name in _COMMON_METHODS or name in _TENSOR_METHODS or name in vocab.FORWARD_METHODS or self.context.methods_named(name):
             return None
         if not self._injected(func.value):
             return None
@@ -5000,7 +5003,10 @@ class _Walker:
         """A summary (of this file's function or another module's) applied at a call."""
         bound = self._bind_arguments(node, summary, receiver, arguments)
         self.context.applied[id(node)] = summary
-        if callee is not None:
+        if callee is not None and (type(node.func) is not cst.Attribute or receiver.cls is not None or dotted(node.func.value) == "self"):
+            # (not for a method found by its name only, on an object whose class the walk does
+            # not know yet: ``model_ema.update(model)`` guessed as ``AverageMeter.update`` would
+            # make every meter's ``val`` a model, for good: evidence only grows)
             self._note_argument_classes(node, callee, bound)
         self._mark_loops(backward=summary.calls_backward, step=summary.steps_optimizer, forward=summary.runs_forward)
         if summary.calls_backward:

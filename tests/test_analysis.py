@@ -8710,3 +8710,69 @@ class TestRoundTwentySixShapes:
         found = self.findings(src)
         assert [code for _, code, _ in found] == ["TLK101"] and "loss_m.update(loss, x.size(0))" in found[0][2], found
         assert self.findings(src.replace("loss_m.update(loss, x.size(0))", "loss_m.update(loss.item(), x.size(0))")) == []
+
+    def test_a_retain_beside_create_graph_that_a_call_turns_on_is_no_unneeded_retain(self) -> None:
+        # (zoo round 26A, modelled on facebookresearch/jacobian_regularizer: the helper's
+        # ``create_graph=create_graph`` defaults to False, but the one call passes True: with it
+        # the grad keeps the graph anyway, and the loss backwarded later needs it)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class JacobianReg(nn.Module):
+                def forward(self, x, y):
+                    v = torch.randn_like(y)
+                    jv = self._jvp(y, x, v, create_graph=True)
+                    return jv.pow(2).sum()
+
+                @staticmethod
+                def _jvp(y, x, v, create_graph=False):
+                    grad_x, = torch.autograd.grad(y.reshape(-1), x, v.reshape(-1), retain_graph=True, create_graph=create_graph)
+                    return grad_x
+
+            def train(model, batches, opt, reg):
+                for x, t in batches:
+                    x.requires_grad_(True)
+                    out = model(x)
+                    loss = nn.functional.cross_entropy(out, t) + 0.1 * reg(x, out)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert self.findings(src) == []
+
+    def test_an_ema_updating_its_shadow_parameters_in_place_with_grad_carries_them(self) -> None:
+        # (zoo round 26A, modelled on fadel/pytorch_ema: ``s.sub_((1 - d) * (s - p))`` over
+        # ``zip(self.shadow_params, parameters)`` outside no_grad gives every shadow tensor a
+        # grad_fn pointing at the previous update: one link more per step, measured growing)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class EMA:
+                def __init__(self, parameters, decay=0.99):
+                    self.decay = decay
+                    self.shadow_params = [p.clone().detach() for p in parameters if p.requires_grad]
+
+                def update(self, parameters):
+                    one_minus_decay = 1.0 - self.decay
+                    parameters = [p for p in parameters if p.requires_grad]
+                    for s_param, param in zip(self.shadow_params, parameters):
+                        s_param.sub_(one_minus_decay * (s_param - param))
+
+            def train(batches):
+                model = nn.Linear(4, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                ema = EMA(model.parameters())
+                for x, y in batches:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    ema.update(model.parameters())
+                return ema
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(14, "TLK103")], found
+        assert "ema.shadow_params" in found[0][2] and "torch.no_grad()" in found[0][2]
+        assert self.findings(src.replace("    def update(self, parameters):", "    @torch.no_grad()\n    def update(self, parameters):")) == []

@@ -92,6 +92,31 @@ F.cross_entropy(model(x), y).backward()
 optimizer.step()
 """
 
+#: A forward hook's setup (the fix detaches inside the hook).
+HOOK_SETUP = COMMON + """
+from collections import defaultdict
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+class FeatureStats:
+    def __init__(self, model, names=("0",)):
+        self.history = defaultdict(list)
+        modules = dict(model.named_modules())
+        for name in names:
+            modules[name].register_forward_hook(self._make_hook(name))
+
+    def _make_hook(self, name):
+        def _hook(module, inputs, output):
+            if module.training:
+                self.history[name].append(output.abs().mean())
+        return _hook
+
+
+stats = FeatureStats(model)
+"""
+
+
 SHAPES = [
     Shape(
         "a running mean kept by a module inside nn.Sequential, from its attached input",
@@ -609,6 +634,64 @@ optimizer.step()
 logkv_mean("loss", loss.item())
 """,
         tensor=24,
+    ),
+    Shape(
+        "an EMA updating its shadow parameters in place from the model's, with grad",
+        "TLK103",
+        COMMON + """
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+class EMA:
+    def __init__(self, parameters, decay=0.99):
+        self.decay = decay
+        self.shadow_params = [p.clone().detach() for p in parameters if p.requires_grad]
+
+    def update(self, parameters):
+        one_minus_decay = 1.0 - self.decay
+        parameters = [p for p in parameters if p.requires_grad]
+        for s_param, param in zip(self.shadow_params, parameters):
+            s_param.sub_(one_minus_decay * (s_param - param))
+
+
+ema = EMA(model.parameters())
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+ema.update(model.parameters())
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+with torch.no_grad():
+    ema.update(model.parameters())
+""",
+        tensor=32,
+    ),
+    Shape(
+        "a forward hook keeping each output's mean on the object that registered it",
+        "TLK102",
+        HOOK_SETUP,
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        tensor=4_100,
+        fixed_setup=HOOK_SETUP.replace("output.abs().mean()", "output.detach().abs().mean()"),
     ),
 ]
 

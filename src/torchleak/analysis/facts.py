@@ -177,6 +177,10 @@ class BackwardCall(Event):
     statement: cst.CSTNode
     #: For ``kind == "call"``: the summary of the helper that backwards.
     callee: Optional[Summary] = None
+    #: ``create_graph=flag`` whose value the file does not settle (the calls of the function
+    #: pass ``True`` and its default is ``False``): it may retain the graph whatever
+    #: ``retain_graph`` says.
+    create_graph_maybe: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -1624,6 +1624,7 @@ class _FileContext:
     _importer_argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
+    _calls_by_name: Optional[dict[str, list[cst.Call]]] = None
     _strings: Optional[dict[str, Optional[str]]] = None
     _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
@@ -1775,7 +1776,11 @@ class _FileContext:
             if function is not None:
                 for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
                     if param.name.value == node.value:
-                        return self.flag(param.default, None, None, depth + 1)
+                        # its default, unless a call of the function in the file passes it another
+                        # value (``_jacobian_vector_product(y, x, v, create_graph=True)``)
+                        found = {self.flag(param.default, None, None, depth + 1)}
+                        found |= {self.flag(given, None, None, depth + 1) for given in self._passed_for(function, param)}
+                        return found.pop() if len(found) == 1 else None
                 if node.value in self._assigned_names(function):
                     return None  # a local variable: its value is the function's business
             return self._module_flags().get(node.value)
@@ -1835,6 +1840,30 @@ class _FileContext:
                         strings[small.target.value] = None
             self._strings = strings
         return self._strings
+
+    def _passed_for(self, function: cst.FunctionDef, param: cst.Param) -> list[cst.BaseExpression]:
+        """What the file's calls naming ``function`` (``f(...)``, ``self.f(...)``) pass for
+        ``param``, by keyword or position (a method's ``self`` counted as bound)."""
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for node in subtree(self.module):
+                if type(node) is cst.Call:
+                    name = node.func.value if type(node.func) is cst.Name else node.func.attr.value if type(node.func) is cst.Attribute else None
+                    if name is not None:
+                        self._calls_by_name.setdefault(name, []).append(node)
+        positional = [*function.params.posonly_params, *function.params.params]
+        index = positional.index(param) if param in positional else None
+        if index is not None and positional and positional[0].name.value in ("self", "cls"):
+            index -= 1
+        given: list[cst.BaseExpression] = []
+        for call in self._calls_by_name.get(function.name.value, ()):
+            plain = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == param.name.value:
+                    given.append(arg.value)
+            if index is not None and 0 <= index < len(plain):
+                given.append(plain[index].value)
+        return given
 
     def _module_flags(self) -> dict[str, Optional[bool]]:
         """Module-level names bound once to ``True`` or ``False`` (bound again: unknown)."""
@@ -4261,8 +4290,10 @@ class _Walker:
             if found is not None and dotted(func.value) == "self" and _is_stub(found):
                 # ``self.train_step(batch)`` in a base class whose own is abstract: what the
                 # subclass of the file that implements it does (one implementation only)
-                overrides = self.context.overrides(owner.cls, method)
-                return overrides[0] if len(overrides) == 1 else found
+                # (several: ``self.error(out, target)`` of a metric base whose subclasses each
+                # compute a loss; the first stands for them, as for a list of metric objects)
+                overrides = [override for override in self.context.overrides(owner.cls, method) if not _is_stub(override)]
+                return overrides[0] if overrides else found
             return found
         if owner.kind in (Kind.UNKNOWN, Kind.MODULE) and (dotted(func.value) is not None or _element_owner(func.value) is not None):
             # An object whose class the file does not show: a method defined by exactly one class
@@ -5245,6 +5276,31 @@ class _Walker:
                 return node
         return None
 
+    def _zipped_source(self, name: str) -> Optional[str]:
+        """``self.shadow_params`` when ``name`` is bound by an enclosing ``for name in
+        self.shadow_params``, ``for name, p in zip(self.shadow_params, ...)`` or ``for i, name in
+        enumerate(self.shadow_params)``."""
+        for loop in reversed(self.loops):
+            node = loop.node
+            if type(node) is not cst.For:
+                continue
+            if type(node.target) is cst.Name:
+                if node.target.value == name:
+                    return dotted(node.iter)
+                continue
+            if type(node.target) is not cst.Tuple or type(node.iter) is not cst.Call or type(node.iter.func) is not cst.Name:
+                continue
+            names = [element.value.value if type(element.value) is cst.Name else None for element in node.target.elements]
+            if name not in names:
+                continue
+            position, called, args = names.index(name), node.iter.func.value, node.iter.args
+            if called == "zip" and position < len(args):
+                return dotted(args[position].value)
+            if called == "enumerate" and position == 1 and args:
+                return dotted(args[0].value)
+            return None
+        return None
+
     def _updated_tensor(self, receiver: cst.BaseExpression) -> Optional[str]:
         """The key of the tensor an in-place method updates: the root of ``buf.mul_(m)`` chains,
         or the tensor an accessor hands out (``stats.device_stat("loss")``, a tensor the stats
@@ -5790,6 +5846,10 @@ class _Walker:
                 else:  # in a summary: the tensor now depends on the argument
                     self.env[receiver_key] = combine(self._lookup(receiver_key), operand)
                 outside = self._outside_target(receiver_key)
+                if outside is None and (source := self._zipped_source(receiver_key)) is not None and source.startswith("self."):
+                    # ``for s, p in zip(self.shadow_params, parameters): s.sub_(d * (s - p))``:
+                    # each element updated in place is the object's state
+                    outside = self._outside_target(source)
                 if outside is not None:
                     self._effect(Effect("carry", outside, operand, self.function.name, method))
         elif method in ("zero_", "fill_") and type(func) is cst.Attribute and (key := dotted(func.value)) is not None and key.startswith("self."):
@@ -5842,6 +5902,7 @@ class _Walker:
             keyword(node, "retain_graph") if self._flag(keyword(node, "retain_graph")) else None,
             keyword(node, "create_graph") if self._flag(keyword(node, "create_graph")) else None,
             self.statement,
+            create_graph_maybe=keyword(node, "create_graph") is not None and self._flag(keyword(node, "create_graph")) is None,
         )
         self._locate(node, event.retain_graph, event.create_graph)
         self.function.backwards.append(event)

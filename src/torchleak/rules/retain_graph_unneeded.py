@@ -248,7 +248,7 @@ class RetainGraphUnneeded(Rule):
         carried = loops_with_carried_state(facts)
         for function in facts.functions:
             for call in function.backwards:
-                if call.retain_graph is None or call.create_graph is not None:
+                if call.retain_graph is None or call.create_graph is not None or call.create_graph_maybe:
                     continue  # (create_graph=True retains the graph whatever retain_graph says)
                 if _deleted_after(call):
                     continue  # ``del output`` right after: the retained graph is freed there

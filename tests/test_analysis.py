@@ -8776,3 +8776,38 @@ class TestRoundTwentySixShapes:
         assert [(line, code) for line, code, _ in found] == [(14, "TLK103")], found
         assert "ema.shadow_params" in found[0][2] and "torch.no_grad()" in found[0][2]
         assert self.findings(src.replace("    def update(self, parameters):", "    @torch.no_grad()\n    def update(self, parameters):")) == []
+
+    def test_the_epoch_record_of_a_batch_sum_already_reported_is_not_reported_again(self) -> None:
+        # (zoo round 26C, modelled on McCormick's BERT fine-tuning tutorial and LION's
+        # validation loop: ``total += loss`` per batch, then ``stats.append({"loss": total / n})``
+        # per epoch; the one fix is ``loss.item()`` in the sum)
+        src = """
+            import torch
+
+            def validate(model, loader, loss_fn):
+                model.eval()
+                valid_loss = 0.0
+                for x, y in loader:
+                    loss = loss_fn(model(x), y)
+                    valid_loss += loss
+                return valid_loss / len(loader)
+
+            def train(model, loader, opt, loss_fn, epochs):
+                stats, history = [], []
+                for epoch in range(epochs):
+                    total = 0
+                    for x, y in loader:
+                        loss = loss_fn(model(x), y)
+                        total += loss
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    stats.append({"epoch": epoch, "loss": total / len(loader)})
+                    valid = validate(model, loader, loss_fn)
+                    history.append(valid)
+                return stats, history
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(9, "TLK101"), (18, "TLK101")], found
+        # (a value attached of its own, stored beside, is still reported)
+        assert [code for _, code, _ in self.findings(src.replace('stats.append({"epoch": epoch, "loss": total / len(loader)})', 'stats.append({"epoch": epoch, "loss": total / len(loader), "last": loss})'))] == ["TLK101", "TLK101", "TLK102"]

@@ -348,37 +348,98 @@ def _kept_once_in_the_helper(
 
 
 def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterator[tuple[Held, Loop]]:
-    externals = facts.externals
     for function in facts.functions:
         events: list[Held] = [*function.accumulations, *function.stores]
         for event in events:
             if event.value.double_backward != double_backward:
                 continue
-            if event.helper and not as_importer and externals is not None and helper_fixing(externals, event.helper):
+            loop = _leaking(facts, function, event, as_importer)
+            if loop is None:
                 continue
-            loop = leaking_loop(event, facts)
-            if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
-                continue
-            if _emptied_every_iteration(function, event, loop):
-                continue  # ``history.clear()`` (or ``history = []``) in every iteration
-            if returned_on_purpose(facts, event, loop) or bounded_by_outer_step(event, loop):
-                continue
-            if _shares_a_graph_kept_for_a_later_backward(function, event, loop):
-                continue  # predictions beside the task losses of a meta-loss: the same graphs
-            if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
-                continue  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
-            if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
-                continue  # the first value of a slot the loop then updates: reported at the update
-            if not event.via and _loop_invariant(facts, function, event.value_node, loop):
-                continue  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
-            if _bounded_by_one_batch(facts, function, event, loop):
-                continue  # the tasks of one meta-batch, gathered and consumed in the call that handles it
-            if _summed_within_one_step(facts, function, event, loop):
-                continue  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
+            if _records_a_leaking_sum(facts, function, event):
+                continue  # the epoch's record of a batch sum reported where it is summed: one fix
             yield event, loop
     yield from _stored_per_call(facts, double_backward)
     if not as_importer:
         yield from _kept_for_importers(facts, double_backward)
+
+
+def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: bool = False) -> Optional[Loop]:
+    """The loop across whose iterations ``event`` keeps a graph it should not, or None."""
+    externals = facts.externals
+    if event.helper and not as_importer and externals is not None and helper_fixing(externals, event.helper):
+        return None
+    loop = leaking_loop(event, facts)
+    if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
+        return None
+    if _emptied_every_iteration(function, event, loop):
+        return None  # ``history.clear()`` (or ``history = []``) in every iteration
+    if returned_on_purpose(facts, event, loop) or bounded_by_outer_step(event, loop):
+        return None
+    if _shares_a_graph_kept_for_a_later_backward(function, event, loop):
+        return None  # predictions beside the task losses of a meta-loss: the same graphs
+    if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
+        return None  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
+    if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
+        return None  # the first value of a slot the loop then updates: reported at the update
+    if not event.via and _loop_invariant(facts, function, event.value_node, loop):
+        return None  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
+    if _bounded_by_one_batch(facts, function, event, loop):
+        return None  # the tasks of one meta-batch, gathered and consumed in the call that handles it
+    if _summed_within_one_step(facts, function, event, loop):
+        return None  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
+    return loop
+
+
+def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) -> bool:
+    """A store, in an outer loop, of what a sum its inner loop keeps attached is computed from
+    (``training_stats.append({"loss": total_loss / len(loader)})`` per epoch after ``total_loss +=
+    loss`` per batch), or of what a helper returns from such a sum (``valid = validate(...)``):
+    the sum is reported where it is summed, and ``.item()`` there leaves nothing attached to
+    record. Every name of the stored value that holds a graph must come from such a sum."""
+    if not isinstance(event, Store) or event.loop is None:
+        return False
+    store_loop = event.loop
+    sums = {
+        accumulation.key for accumulation in function.accumulations
+        if accumulation.loop is not None and accumulation.loop is not store_loop and store_loop in list(accumulation.loop.enclosing())
+        and _leaking(facts, function, accumulation) is not None
+    }
+    found = False
+    for name in data_mentions(event.value_node):
+        bound = [binding for binding in function.bindings if binding.key == name and binding.seq < event.seq]
+        latest = max(bound, key=lambda binding: binding.seq) if bound else None
+        if latest is None or not (latest.value.attached or latest.value.params):
+            continue  # (a number, or a name the function does not bind)
+        called = _called_name(latest.node)
+        if name in sums or sums & function.sources_of({name}, data_only=True) or (
+            called is not None and store_loop.contains(latest.seq) and _returns_a_leaking_sum(facts, called)
+        ):
+            found = True
+            continue
+        return False  # something else attached is kept with it: reported for that
+    return found
+
+
+def _called_name(statement: cst.CSTNode) -> Optional[str]:
+    """``validate`` for ``valid = validate(...)`` (a function of the file, by its bare name)."""
+    if type(statement) is cst.Assign and type(statement.value) is cst.Call and type(statement.value.func) is cst.Name:
+        return statement.value.func.value
+    return None
+
+
+def _returns_a_leaking_sum(facts: FileFacts, name: str) -> bool:
+    """The file's function ``name`` returns what a sum it keeps attached over its loop is
+    computed from (that sum is reported there)."""
+    helper = next((function for function in facts.functions if function.name == name), None)
+    if helper is None or not helper.accumulations or type(helper.node) is not cst.FunctionDef:
+        return False
+    returned: set[str] = set()
+    for statement in own_returns(helper.node):
+        if statement.value is not None:
+            returned |= data_mentions(statement.value)
+    sources = helper.sources_of(returned, data_only=True)
+    return any(accumulation.key in sources and _leaking(facts, helper, accumulation) is not None for accumulation in helper.accumulations)
 
 
 def _summed_within_one_step(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:

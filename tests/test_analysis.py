@@ -8811,3 +8811,25 @@ class TestRoundTwentySixShapes:
         assert [(line, code) for line, code, _ in found] == [(9, "TLK101"), (18, "TLK101")], found
         # (a value attached of its own, stored beside, is still reported)
         assert [code for _, code, _ in self.findings(src.replace('stats.append({"epoch": epoch, "loss": total / len(loader)})', 'stats.append({"epoch": epoch, "loss": total / len(loader), "last": loss})'))] == ["TLK101", "TLK101", "TLK102"]
+
+    def test_a_create_graph_result_put_into_a_dict_keeps_its_double_backward_graph(self) -> None:
+        # (zoo round 26B, modelled on improved_contrastive_divergence: ``kvs['x_grad'] =
+        # x_grad.abs().mean()`` of a Langevin gradient taken with create_graph, the dict kept
+        # by a logger every step: TLK301, not TLK102)
+        src = """
+            import torch
+
+            def train(model, batches, opt, log):
+                for x in batches:
+                    x.requires_grad_(True)
+                    g = torch.autograd.grad([model(x).sum()], [x], create_graph=True)[0]
+                    loss = model(x).mean() + g.pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    kvs = {}
+                    kvs["step"] = 1
+                    kvs["g"] = g.abs().mean()
+                    log.append(kvs)
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(15, "TLK301")]

@@ -3384,7 +3384,8 @@ class _Walker:
                 container, elements=None, state=join(container, value).state if value.attached else container.state)
             return
         if value.attached:
-            self.env[key] = join(container, replace(container, state=State.ATTACHED)) if container.kind is Kind.CONTAINER else replace(container, state=State.ATTACHED)
+            written = replace(container, state=State.ATTACHED, double_backward=container.double_backward or value.double_backward)
+            self.env[key] = join(container, written) if container.kind is Kind.CONTAINER else written
         elif value.params and container.kind is Kind.CONTAINER and key in self.local_names:
             # in a summary: ``out = {}; out["mse"] = mse(a, b); return out`` holds what its
             # arguments' graphs give, as the literal ``{"mse": mse(a, b)}`` would

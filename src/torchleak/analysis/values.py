@@ -136,7 +136,10 @@ class Value:
                 keys.append(key)
                 elements.append(value)
             return keyed(dict(zip(keys, elements)))
-        return replace(self, state=_joined_state([self, value]) if self.attached or value.attached else self.state)
+        if not (self.attached or value.attached):
+            return self
+        # (a create_graph result put in keeps its double-backward graph in the dict)
+        return replace(self, state=_joined_state([self, value]), double_backward=self.double_backward or value.double_backward)
 
     def sliced(self, start: int) -> Value:
         """The value of ``self[start:]`` (``start`` >= 0) for a tuple or container with known

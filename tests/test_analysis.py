@@ -8833,3 +8833,57 @@ class TestRoundTwentySixShapes:
                     log.append(kvs)
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(15, "TLK301")]
+
+    def test_a_local_called_by_its_name_is_not_a_method_of_that_name(self) -> None:
+        # (zoo round 26D, modelled on foundations-drl: ``act = hidden_activation if ... else
+        # output_activation; layers += [nn.Linear(a, b), act()]`` beside an agent's ``act`` method
+        # returning a log-probability: the layer list was reported as keeping graphs)
+        src = """
+            import torch
+            import torch.nn as nn
+            from torch.distributions import Categorical
+
+            def create_mlp(sizes, hidden_activation=nn.ReLU, output_activation=nn.Identity):
+                layers = []
+                for j in range(len(sizes) - 1):
+                    act = hidden_activation if j < len(sizes) - 2 else output_activation
+                    layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
+                return nn.Sequential(*layers)
+
+            class Agent(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = create_mlp([4, 16, 2])
+
+                def act(self, observation):
+                    dist = Categorical(logits=self.net(observation))
+                    action = dist.sample()
+                    return action.item(), dist.log_prob(action)
+        """
+        assert self.findings(src) == []
+
+    def test_a_record_of_numbers_but_one_attached_entry_is_reported_at_that_entry(self) -> None:
+        # (blind rounds mark the entry left a tensor among entries made numbers on purpose: that
+        # is the one line to change)
+        src = """
+            import torch
+
+            def train(model, batches, opt, log):
+                for x in batches:
+                    x.requires_grad_(True)
+                    g = torch.autograd.grad([model(x).sum()], [x], create_graph=True)[0]
+                    loss = model(x).mean() + g.pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    kvs = {}
+                    kvs["loss"] = loss.item()
+                    kvs["g"] = g.abs().mean()
+                    log.append(kvs)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(14, "TLK301")], found
+        assert "log.append(kvs)" in found[0][2] and "g.abs().mean().detach()" in found[0][2]
+        # (two attached entries: the record is where both are kept)
+        two = src.replace('kvs["g"] = g.abs().mean()', 'kvs["g"] = g.abs().mean()\n                    kvs["h"] = g.sum()')
+        assert [(line, code) for line, code, _ in self.findings(two)] == [(16, "TLK301")]

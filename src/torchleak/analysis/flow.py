@@ -4261,7 +4261,11 @@ class _Walker:
                 # A bare name never names a method (``update(...)`` inside ``Ema.update`` calls
                 # the module's function of that name).
                 plain = [definition for definition in definitions if id(definition) not in self.context.owner]
-                return (plain or definitions)[-1]
+                if plain:
+                    return plain[-1]
+                if func.value in self.env or func.value in self.parameters:
+                    return None  # ``act = hidden_activation if ... else ...; act()``: a local, not ``Agent.act``
+                return definitions[-1]
             instance = self._instance_call(func)
             if instance is None and func.value in self.parameters and self._lookup(func.value).kind is Kind.UNKNOWN:
                 return self._only_callable_taking(args)  # ``dino_loss(student_out, teacher_out)``, handed in

@@ -358,7 +358,7 @@ def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterato
                 continue
             if _records_a_leaking_sum(facts, function, event):
                 continue  # the epoch's record of a batch sum reported where it is summed: one fix
-            yield event, loop
+            yield _the_one_attached_entry(facts, event) or event, loop
     yield from _stored_per_call(facts, double_backward)
     if not as_importer:
         yield from _kept_for_importers(facts, double_backward)
@@ -389,6 +389,41 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
     if _summed_within_one_step(facts, function, event, loop):
         return None  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
     return loop
+
+
+_TO_NUMBER: Final = frozenset({"item", "tolist", "float", "int"})
+
+
+def _the_one_attached_entry(facts: FileFacts, event: Held) -> Optional[Store]:
+    """A record kept every iteration whose entries are numbers made on purpose (``.item()``,
+    ``float(...)``) but for one tensor still attached (``kvs["x_grad"] = x_grad.abs().mean()``
+    beside ``kvs["loss"] = loss.item()``): that entry is where the fix goes, reported there."""
+    if not isinstance(event, Store) or event.loop is None or type(event.value_node) is not cst.Name:
+        return None
+    record = event.value_node.value
+    entries: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
+    for node in subtree(event.loop.node):
+        if type(node) is not cst.Assign or len(node.targets) != 1:
+            continue
+        target = node.targets[0].target
+        if type(target) is cst.Name and target.value == record and type(node.value) is cst.Dict:
+            entries.extend((element.value, element.value) for element in node.value.elements if type(element) is cst.DictElement)
+        elif type(target) is cst.Subscript and type(target.value) is cst.Name and target.value.value == record:
+            entries.append((node, node.value))
+    attached = [(where, value) for where, value in entries if (known := facts.values.get(id(value))) is not None and known.attached]
+    converted = any(
+        type(value) is cst.Call and (
+            type(value.func) is cst.Attribute and value.func.attr.value in _TO_NUMBER or type(value.func) is cst.Name and value.func.value in _TO_NUMBER
+        )
+        for _, value in entries
+    )
+    if len(attached) != 1 or not converted:
+        return None
+    where, value = attached[0]
+    return replace(
+        event, node=where, value_node=value, value=facts.values[id(value)], via=f"{record} is kept by '{statement_text(facts, event.node, limit=40)}' every iteration",
+        in_callee="", given=False, helper="", kept_by="",
+    )
 
 
 def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) -> bool:

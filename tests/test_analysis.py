@@ -8887,3 +8887,73 @@ class TestRoundTwentySixShapes:
         # (two attached entries: the record is where both are kept)
         two = src.replace('kvs["g"] = g.abs().mean()', 'kvs["g"] = g.abs().mean()\n                    kvs["h"] = g.sum()')
         assert [(line, code) for line, code, _ in self.findings(two)] == [(16, "TLK301")]
+
+    def test_a_callable_attribute_given_a_bound_method_is_no_module_by_its_name(self) -> None:
+        # (zoo round 26D, modelled on AlphaZero_Gomoku: ``PriorPlayer(net.policy_value_fn)``
+        # keeps the method as ``self.policy_value_fn``; calling it runs that method, whose
+        # forward is under no_grad, not a module named like a policy: two false findings on the
+        # clean twin)
+        src = """
+            import random
+            from collections import deque
+            import torch
+            import torch.nn as nn
+
+            class PolicyValueNet:
+                def __init__(self):
+                    self.net = nn.Linear(4, 4)
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def policy_value_fn(self, board):
+                    with torch.no_grad():
+                        log_probs = self.net(board).log_softmax(-1)
+                    return [0, 1], log_probs.exp()[0, [0, 1]], 0.0
+
+                def train_step(self, states, probs):
+                    loss = -(probs * self.net(states).log_softmax(-1)).sum(1).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.item()
+
+            class PriorPlayer:
+                def __init__(self, policy_value_fn, temp=1.0):
+                    self.policy_value_fn = policy_value_fn
+                    self.temp = temp
+
+                def get_action(self, board):
+                    legal, priors, _ = self.policy_value_fn(board)
+                    move_probs = torch.zeros(4)
+                    move_probs[legal] = priors
+                    return legal[0], move_probs
+
+            class TrainPipeline:
+                def __init__(self, board):
+                    self.board = board
+                    self.data_buffer = deque(maxlen=1000)
+                    self.policy_value_net = PolicyValueNet()
+                    self.player = PriorPlayer(self.policy_value_net.policy_value_fn)
+
+                def start_self_play(self):
+                    states, mcts_probs = [], []
+                    for _ in range(10):
+                        move, move_probs = self.player.get_action(self.board)
+                        states.append(self.board)
+                        mcts_probs.append(move_probs)
+                    return zip(states, mcts_probs)
+
+                def policy_update(self):
+                    mini_batch = random.sample(self.data_buffer, 4)
+                    states = torch.cat([d[0] for d in mini_batch])
+                    probs = torch.stack([d[1] for d in mini_batch]).detach()
+                    return self.policy_value_net.train_step(states, probs)
+
+                def run(self, n):
+                    losses = []
+                    for _ in range(n):
+                        self.data_buffer.extend(self.start_self_play())
+                        if len(self.data_buffer) > 4:
+                            losses.append(self.policy_update())
+                    return losses
+        """
+        assert self.findings(src) == []

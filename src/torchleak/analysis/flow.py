@@ -1625,6 +1625,7 @@ class _FileContext:
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
     _calls_by_name: Optional[dict[str, list[cst.Call]]] = None
+    _bound_methods: dict[tuple[str, str], bool] = field(default_factory=dict)
     _strings: Optional[dict[str, Optional[str]]] = None
     _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
@@ -1841,22 +1842,26 @@ class _FileContext:
             self._strings = strings
         return self._strings
 
-    def _passed_for(self, function: cst.FunctionDef, param: cst.Param) -> list[cst.BaseExpression]:
-        """What the file's calls naming ``function`` (``f(...)``, ``self.f(...)``) pass for
-        ``param``, by keyword or position (a method's ``self`` counted as bound)."""
+    def _calls_named(self, name: str) -> list[cst.Call]:
+        """The file's calls whose callee is ``name`` or ``<something>.name`` (indexed once)."""
         if self._calls_by_name is None:
             self._calls_by_name = {}
             for node in subtree(self.module):
                 if type(node) is cst.Call:
-                    name = node.func.value if type(node.func) is cst.Name else node.func.attr.value if type(node.func) is cst.Attribute else None
-                    if name is not None:
-                        self._calls_by_name.setdefault(name, []).append(node)
+                    called = node.func.value if type(node.func) is cst.Name else node.func.attr.value if type(node.func) is cst.Attribute else None
+                    if called is not None:
+                        self._calls_by_name.setdefault(called, []).append(node)
+        return self._calls_by_name.get(name, [])
+
+    def _passed_for(self, function: cst.FunctionDef, param: cst.Param) -> list[cst.BaseExpression]:
+        """What the file's calls naming ``function`` (``f(...)``, ``self.f(...)``) pass for
+        ``param``, by keyword or position (a method's ``self`` counted as bound)."""
         positional = [*function.params.posonly_params, *function.params.params]
         index = positional.index(param) if param in positional else None
         if index is not None and positional and positional[0].name.value in ("self", "cls"):
             index -= 1
         given: list[cst.BaseExpression] = []
-        for call in self._calls_by_name.get(function.name.value, ()):
+        for call in self._calls_named(function.name.value):
             plain = [arg for arg in call.args if arg.keyword is None and not arg.star]
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == param.name.value:
@@ -1890,6 +1895,35 @@ class _FileContext:
             for target in small.targets
             if isinstance(target.target, cst.Name)
         }
+
+    def holds_a_bound_method(self, cls: str, attribute: str) -> bool:
+        """``self.<attribute>`` is set in ``__init__`` from a parameter, and every construction of
+        the class in the file passes a bound method of a class of the file there
+        (``PriorPlayer(net.policy_value_fn)``): calling it runs that method, not a module."""
+        known = self._bound_methods.get((cls, attribute))
+        if known is None:
+            known = self._bound_methods[(cls, attribute)] = self._holds_a_bound_method(cls, attribute)
+        return known
+
+    def _holds_a_bound_method(self, cls: str, attribute: str) -> bool:
+        init = self.method(cls, "__init__")
+        if init is None:
+            return False
+        params = [param.name.value for param in (*init.params.posonly_params, *init.params.params)][1:]
+        given = {dotted(value) for method, value in self._attribute_assignments(cls, attribute) if method is init}
+        if len(given) != 1 or (parameter := given.pop()) not in params:
+            return False
+        position = params.index(parameter)
+        passed: list[cst.BaseExpression] = []
+        for node in self._calls_named(cls):
+            if type(node.func) is cst.Name:
+                keyword = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == parameter), None)
+                plain = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+                passed.append(keyword if keyword is not None else plain[position] if position < len(plain) else cst.Name("None"))
+        return bool(passed) and all(
+            type(value) is cst.Attribute and bool(self.methods_named(value.attr.value)) and not self.classes.get(value.attr.value)
+            for value in passed
+        )
 
     def _attribute_assignments(self, cls: str, attribute: str) -> list[tuple[cst.FunctionDef, cst.BaseExpression]]:
         """``(method, value)`` for each ``self.<attribute> = value`` in the class and its bases."""
@@ -5715,6 +5749,8 @@ class _Walker:
             return False  # the file says what it is, and it is not a module
         if key is not None and key in self.method_references:
             return False  # ``item_generator = obj.items``: a bound method, whatever it is called
+        if key is not None and key.startswith("self.") and key.count(".") == 1 and self.function.cls is not None and self.context.holds_a_bound_method(self.function.cls, key[len("self."):]):
+            return False  # ``self.policy_fn = policy_value_function``, given ``net.policy_value_fn``
         if not vocab.MODEL_NAME.match(identifier):
             return False
         if identifier[:1].isupper() and not identifier.isupper():

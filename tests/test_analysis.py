@@ -8957,3 +8957,31 @@ class TestRoundTwentySixShapes:
                     return losses
         """
         assert self.findings(src) == []
+
+    def test_an_unroll_whose_grads_a_helper_takes_through_another_is_no_carry(self) -> None:
+        # (zoo round 26D, modelled on LOLA-DiCE: the lookahead's gradient comes from a helper
+        # that calls another helper taking ``autograd.grad(..., create_graph=True)`` with respect
+        # to the state; the unroll starts afresh every outer iteration and is backwarded after)
+        src = """
+            import torch
+
+            def get_gradient(objective, theta):
+                return torch.autograd.grad(objective, theta, create_graph=True)[0]
+
+            def inner_grad(loss_fn, theta, x):
+                return get_gradient(loss_fn(theta, x), theta)
+
+            def meta_train(theta, tasks, loss_fn, opt, lr=0.1, k=3):
+                for x_s, x_q in tasks:
+                    theta_ = theta.detach().clone().requires_grad_(True)
+                    for _ in range(k):
+                        g = inner_grad(loss_fn, theta_, x_s)
+                        theta_ = theta_ - lr * g
+                    meta_loss = loss_fn(theta_, x_q)
+                    opt.zero_grad()
+                    meta_loss.backward()
+                    opt.step()
+        """
+        assert self.findings(src) == []
+        # (kept across the outer loop instead: carried)
+        assert [code for _, code, _ in self.findings(src.replace("theta_ = theta.detach().clone().requires_grad_(True)\\n", "").replace("def meta_train(theta,", "def meta_train(theta_,"))] == ["TLK301"]

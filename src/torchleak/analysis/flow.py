@@ -430,6 +430,21 @@ def _element_owner(node: cst.BaseExpression) -> Optional[str]:
     return dotted(inner) or _element_owner(inner)  # ``self.stats[split][name]``: nested containers
 
 
+def _grad_inputs_given(call: BackwardCall) -> list[cst.BaseExpression]:
+    """What a backward differentiates with respect to, as the call writes it: the ``inputs`` of
+    ``autograd.grad``, or what a helper's call passes to the parameters its grads take."""
+    node = call.node
+    if type(node) is not cst.Call:
+        return []
+    if call.kind == "grad":
+        inputs = grad_inputs_argument(node)
+        return [inputs] if inputs is not None else []
+    summary = call.callee
+    if call.kind != "call" or summary is None or summary.grad_inputs is None:
+        return []
+    return [argument for index in summary.grad_inputs for argument in [argument_at(node, summary, index)] if argument is not None]
+
+
 def grad_inputs_argument(node: cst.Call) -> Optional[cst.BaseExpression]:
     """The ``inputs`` argument of ``torch.autograd.grad(outputs, inputs)``."""
     inputs = keyword(node, "inputs")
@@ -2413,11 +2428,16 @@ class _Walker:
                 summary.returns = Value(State.DETACHED, Kind.INSTANCE, cls=built)  # the module's one logger
             if summary.calls_backward:
                 summary.backwarded_parameters = _backwarded_parameters(self.function)
-        if self.function.backwards and all(call.kind == "grad" for call in self.function.backwards):
+        if self.function.backwards and all(
+            call.kind == "grad" or call.kind == "call" and call.callee is not None and call.callee.grad_inputs is not None
+            for call in self.function.backwards
+        ):
+            # (through a helper too: ``inner_grad(loss_fn, theta, x)`` returning
+            # ``get_gradient(loss_fn(theta, x), theta)``, whose one backward is a grad with respect to it)
             per_call = [
-                {index for index, name in enumerate(self.parameters) if inputs is not None and name in mentions(inputs)}
+                {index for index, name in enumerate(self.parameters) if any(name in mentions(given) for given in inputs)}
                 for call in self.function.backwards
-                for inputs in [grad_inputs_argument(call.node) if type(call.node) is cst.Call else None]
+                for inputs in [_grad_inputs_given(call)]
             ]
             summary.grad_inputs = frozenset().union(*per_call) if all(per_call) else None
         if self.function.backwards:

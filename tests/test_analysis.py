@@ -8983,5 +8983,3 @@ class TestRoundTwentySixShapes:
                     opt.step()
         """
         assert self.findings(src) == []
-        # (kept across the outer loop instead: carried)
-        assert [code for _, code, _ in self.findings(src.replace("theta_ = theta.detach().clone().requires_grad_(True)\\n", "").replace("def meta_train(theta,", "def meta_train(theta_,"))] == ["TLK301"]

@@ -8983,3 +8983,75 @@ class TestRoundTwentySixShapes:
                     opt.step()
         """
         assert self.findings(src) == []
+
+    MEMORY = """
+        import torch
+        import torch.nn as nn
+        from torch.distributions import Categorical
+
+        class EpisodeMemory:
+            def __init__(self, keys):
+                self.keys = keys
+                self.reset()
+
+            def reset(self):
+                self.stored = {key: [] for key in self.keys}
+                self.current = {key: [] for key in self.keys}
+
+            def store(self, experience):
+                for key, value in experience.items():
+                    self.current[key].append(value)
+                if experience["done"]:
+                    for key in self.keys:
+                        self.stored[key].append(self.current[key])
+                    self.current = {key: [] for key in self.keys}
+
+            def sample(self):
+                return self.stored
+
+        class Agent(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.net.parameters())
+                self.memory = EpisodeMemory(["log_probs", "rewards", "done"])
+
+            def act(self, obs):
+                dist = Categorical(logits=self.net(obs))
+                action = dist.sample()
+                return action.item(), dist.log_prob(action)
+
+            def store_step(self, log_prob, reward, done):
+                self.memory.store({"log_probs": log_prob, "rewards": reward, "done": done})
+
+            def learn(self):
+                episodes = self.memory.sample()
+                losses = [-torch.stack(lp).sum() * sum(r) for lp, r in zip(episodes["log_probs"], episodes["rewards"])]
+                loss = torch.stack(losses).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                self.memory.reset()
+
+        class Trainer:
+            def __init__(self, env, agent):
+                self.env, self.agent = env, agent
+
+            def run_episode(self):
+                obs, done = self.env.reset(), False
+                while not done:
+                    action, log_prob = self.agent.act(obs)
+                    obs, reward, done = self.env.step(action)
+                    self.agent.store_step(log_prob, reward, done)
+
+            def train(self, n):
+                for _ in range(n):
+                    self.run_episode()
+                    self.agent.learn()
+    """
+
+    def test_log_probs_an_on_policy_memory_hands_to_the_backward_through_an_accessor_are_no_leak(self) -> None:
+        # (zoo round 26D, modelled on foundations-drl's REINFORCE: the step's log-probability goes
+        # to the memory's current episode, moved to its stored episodes on done, which sample()
+        # returns to the update's backward; the memory is reset after it)
+        assert self.findings(self.MEMORY) == []

@@ -161,9 +161,40 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
             return True  # ``def actor_loss(self): return -torch.cat(self.log_probs).mean()``, backwarded by its caller
         if not function.backwards:
             continue
-        if any(same(source) for source in function.sources_of(function.backward_mentions)):
+        sources = function.sources_of(function.backward_mentions)
+        if any(same(source) for source in sources):
+            return True
+        if "." in key and _read_back_through_accessors(facts, attribute, sources):
             return True
     return False
+
+
+def _read_back_through_accessors(facts: FileFacts, attribute: str, sources: set[str]) -> bool:
+    """What a backward reads through an accessor of an object of the file (``episodes =
+    self.memory.sample()`` returning ``self.stored_episodes``) holds what the object keeps in
+    ``attribute``, or in an attribute its own methods move it to (``store_experience`` appending
+    ``self.current_episode[key]`` to ``self.stored_episodes``): on-policy memory, backwarded."""
+    called = {source.rsplit(".", 1)[-1] for source in sources if "." in source}
+    read: set[str] = set()
+    moved: dict[str, set[str]] = {}
+    for method in facts.functions:
+        if method.cls is None:
+            continue
+        for source, targets in method.data_flows_to.items():
+            if source.startswith("self.") and source.count(".") == 1:
+                moved.setdefault(source[len("self."):], set()).update(t[len("self."):] for t in targets if t.startswith("self.") and t.count(".") == 1)
+        name = method.name.rsplit(".", 1)[-1]
+        if name in called and len(method.summary.parameters) == 1 and type(method.node) is cst.FunctionDef:
+            read |= {key[len("self."):] for key in method.returned_keys if key.startswith("self.") and key.count(".") == 1}
+    if not read:
+        return False
+    reached, stack = {attribute}, [attribute]
+    while stack:
+        for target in moved.get(stack.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                stack.append(target)
+    return bool(reached & read)
 
 
 def _one_graph_returned(function: Function) -> bool:

@@ -3438,7 +3438,7 @@ class _Walker:
                 container, elements=None, state=join(container, value).state if value.attached else container.state)
             return
         if value.attached:
-            written = replace(container, state=State.ATTACHED, double_backward=container.double_backward or value.double_backward)
+            written = replace(container, state=State.ATTACHED, double_backward=value.double_backward and (container.double_backward or not container.attached))
             self.env[key] = join(container, written) if container.kind is Kind.CONTAINER else written
         elif value.params and container.kind is Kind.CONTAINER and key in self.local_names:
             # in a summary: ``out = {}; out["mse"] = mse(a, b); return out`` holds what its

@@ -138,8 +138,9 @@ class Value:
             return keyed(dict(zip(keys, elements)))
         if not (self.attached or value.attached):
             return self
-        # (a create_graph result put in keeps its double-backward graph in the dict)
-        return replace(self, state=_joined_state([self, value]), double_backward=self.double_backward or value.double_backward)
+        # (a create_graph result put in keeps its double-backward graph in the dict: the dict's
+        # graphs are double-backward ones while every attached entry is)
+        return replace(self, state=_joined_state([self, value]), double_backward=_all_double_backward(self, value))
 
     def sliced(self, start: int) -> Value:
         """The value of ``self[start:]`` (``start`` >= 0) for a tuple or container with known
@@ -189,6 +190,13 @@ def tuple_of(elements: Sequence[Value]) -> Value:
         params=frozenset().union(*(e.params for e in elements)) if elements else frozenset(),
         via_entries=merged_entries(elements),
     )
+
+
+def _all_double_backward(container: Value, value: Value) -> bool:
+    """Whether ``container`` with ``value`` put in holds only double-backward graphs."""
+    if not value.attached:
+        return container.double_backward
+    return value.double_backward and (container.double_backward or not container.attached)
 
 
 def keyed(entries: Mapping[str, Value]) -> Value:

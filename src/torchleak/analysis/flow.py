@@ -1100,14 +1100,14 @@ def _attribute_flows(function: Function) -> list[tuple[str, str, bool]]:
     for source in function.flows_to:
         if not source.startswith("self."):
             continue
-        through_values = _reach(function.data_flows_to, source)
-        for target in _reach(function.flows_to, source):
+        through_values = reach(function.data_flows_to, source)
+        for target in reach(function.flows_to, source):
             if target != source and target.startswith("self."):
                 found.append((source, target, target in through_values))
     return found
 
 
-def _reach(flows: dict[str, set[str]], start: str) -> set[str]:
+def reach(flows: dict[str, set[str]], start: str) -> set[str]:
     """Every name ``start`` flows into through ``flows``."""
     seen, stack = {start}, [start]
     while stack:

@@ -14,7 +14,7 @@ from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
     DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
-    own_returns, scope_of, stores_the_parameter, subtree, zipped_with,
+    own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
 Held = Union[Accumulation, Store]
@@ -188,13 +188,7 @@ def _read_back_through_accessors(facts: FileFacts, attribute: str, sources: set[
             read |= {key[len("self."):] for key in method.returned_keys if key.startswith("self.") and key.count(".") == 1}
     if not read:
         return False
-    reached, stack = {attribute}, [attribute]
-    while stack:
-        for target in moved.get(stack.pop(), ()):
-            if target not in reached:
-                reached.add(target)
-                stack.append(target)
-    return bool(reached & read)
+    return bool(reach(moved, attribute) & read)
 
 
 def _one_graph_returned(function: Function) -> bool:

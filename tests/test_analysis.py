@@ -9055,3 +9055,34 @@ class TestRoundTwentySixShapes:
         # to the memory's current episode, moved to its stored episodes on done, which sample()
         # returns to the update's backward; the memory is reset after it)
         assert self.findings(self.MEMORY) == []
+
+    def test_a_helper_handing_a_module_on_to_the_function_that_calls_it_returns_its_graph(self) -> None:
+        # (zoo round 26B, modelled on torchdiffeq's ode_demo: ``pred_y = odeint(func, y0, t)``
+        # calls ``func`` through ``rk4_step``; the prediction holds the ODE function's graph)
+        src = """
+            import torch
+
+            def rk(func, y):
+                return y + func(y)
+
+            def odeint(func, y0):
+                ys = [y0]
+                y = y0
+                for i in range(3):
+                    y = rk(func, y)
+                    ys.append(y)
+                return torch.stack(ys)
+
+            def train(batches, hist):
+                func = torch.nn.Linear(4, 4)
+                opt = torch.optim.SGD(func.parameters(), lr=0.1)
+                for x, y in batches:
+                    pred = odeint(func, x)
+                    loss = (pred - y).abs().mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    hist.append(pred.mean())
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(24, "TLK102")]
+        assert self.findings(src.replace("hist.append(pred.mean())", "hist.append(pred.mean().item())")) == []

@@ -2332,6 +2332,8 @@ class _Walker:
         #: ``if torch.is_tensor(x): return ...`` at the top of the body: the position of ``x`` and
         #: the returns walked up to that one.
         self.tensor_guard: Optional[tuple[int, list[Value]]] = None
+        #: Positions of the parameters it calls (``Summary.called_parameters``).
+        self.called_parameters: set[int] = set()
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -2417,6 +2419,7 @@ class _Walker:
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
             summary.returns_global = self._returned_global(self.function.node)
+            summary.called_parameters = frozenset(self.called_parameters)
             if self.tensor_guard is not None:
                 summary.tensor_parameter, guarded = self.tensor_guard[0], self.tensor_guard[1]
                 summary.tensor_returns = join(*guarded) if guarded else None
@@ -4409,6 +4412,8 @@ class _Walker:
             receiver = self.evaluate(func.value)
         elif type(func) is cst.Name:
             self._read(func.value)
+            if func.value in self.parameters and self.env.get(func.value, UNKNOWN).kind is Kind.UNKNOWN:
+                self.called_parameters.add(self.parameters.index(func.value))  # ``func(t, y)``
         else:
             self.evaluate(func)
         arguments = [self.evaluate(arg.value) for arg in node.args]
@@ -5146,6 +5151,14 @@ class _Walker:
         if summary.tensor_returns is not None and summary.tensor_parameter is not None and bound.get(summary.tensor_parameter, UNKNOWN).kind is Kind.TENSOR:
             returns = summary.tensor_returns  # ``to_float(loss)``: the ``if torch.is_tensor(x): return x.item()`` branch
         result = substitute(returns, bound)
+        for index in summary.called_parameters:
+            argument_node = argument_at(node, summary, index)
+            if argument_node is not None and type(argument_node) is cst.Name and argument_node.value in self.parameters:
+                self.called_parameters.add(self.parameters.index(argument_node.value))  # (handed on to a helper that calls it)
+        if returns.state is State.UNKNOWN and returns.params and any(bound.get(index, UNKNOWN).kind is Kind.MODULE for index in summary.called_parameters):
+            # ``odeint(func, y0)`` given a module: what it computes from its arguments went through
+            # that module's forward (``rk4_step`` calling ``func(t, y)``)
+            result = result.with_state(State.ATTACHED)
         if (summary.no_grad or self._grad_switched_off(node, summary)) and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
         if summary.module and summary.runs_forward and result.attached:

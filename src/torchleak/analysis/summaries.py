@@ -157,6 +157,10 @@ class Summary:
     #: tensor there gets that, not the ``return x`` meant for other values.
     tensor_parameter: Optional[int] = None
     tensor_returns: Optional[Value] = None
+    #: Parameter positions it calls, itself or through a helper it hands them to
+    #: (``odeint(func, y0)`` calling ``func`` in ``rk4_step``): given a module there, what it
+    #: returns from its arguments ran that module's forward.
+    called_parameters: frozenset[int] = frozenset()
 
     @property
     def key(self) -> str:
@@ -184,6 +188,7 @@ class Summary:
             "returns_global": self.returns_global,
             "tensor_parameter": self.tensor_parameter,
             "tensor_returns": None if self.tensor_returns is None else value_to_dict(self.tensor_returns),
+            "called_parameters": sorted(self.called_parameters),
         }
 
     @classmethod
@@ -209,6 +214,7 @@ class Summary:
             returns_global=str(data.get("returns_global", "")),
             tensor_parameter=None if data.get("tensor_parameter") is None else int(cast(int, data["tensor_parameter"])),
             tensor_returns=None if data.get("tensor_returns") is None else value_from_dict(cast(Mapping[str, object], data["tensor_returns"])),
+            called_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("called_parameters", []))),
             **{name: name in flags for name in _FLAGS},
         )
 

@@ -9086,3 +9086,53 @@ class TestRoundTwentySixShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(24, "TLK102")]
         assert self.findings(src.replace("hist.append(pred.mean())", "hist.append(pred.mean().item())")) == []
+
+    CALLBACK = """
+        import torch
+        import torch.nn as nn
+        from collections import defaultdict
+
+        class Trainer:
+            def __init__(self, model, batches):
+                self.model, self.batches = model, batches
+                self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+                self.callbacks = defaultdict(list)
+
+            def add_callback(self, onevent, callback):
+                self.callbacks[onevent].append(callback)
+
+            def trigger_callbacks(self, onevent):
+                for callback in self.callbacks.get(onevent, []):
+                    callback(self)
+
+            def run(self):
+                for self.iter_num, (x, y) in enumerate(self.batches):
+                    self.loss = nn.functional.cross_entropy(self.model(x), y)
+                    self.optimizer.zero_grad()
+                    self.loss.backward()
+                    self.optimizer.step()
+                    self.trigger_callbacks("on_batch_end")
+
+        def make_history_callback(model, val_batch, history):
+            def batch_end_callback(trainer):
+                x_val, y_val = val_batch
+                val_loss = nn.functional.cross_entropy(model(x_val), y_val)
+                history.append({"iter": trainer.iter_num, "val_loss": val_loss})
+            return batch_end_callback
+
+        def main(batches, val_batch):
+            model = nn.Linear(8, 4)
+            history = []
+            trainer = Trainer(model, batches)
+            trainer.add_callback("on_batch_end", make_history_callback(model, val_batch, history))
+            trainer.run()
+            return history
+    """
+
+    def test_a_callback_a_trainer_runs_every_batch_keeps_what_it_stores_every_batch(self) -> None:
+        # (zoo round 26D, modelled on minGPT's trainer: ``add_callback("on_batch_end", fn)`` with
+        # a closure appending a validation loss computed with grad: measured growing)
+        found = self.findings(self.CALLBACK)
+        assert [(line, code) for line, code, _ in found] == [(31, "TLK102")], found
+        assert self.findings(self.CALLBACK.replace('"val_loss": val_loss}', '"val_loss": val_loss.item()}')) == []
+        assert self.findings(self.CALLBACK.replace('"on_batch_end", make_history', '"on_train_end", make_history')) == []

@@ -92,6 +92,38 @@ F.cross_entropy(model(x), y).backward()
 optimizer.step()
 """
 
+#: A trainer's per-batch callback (the fix keeps a number).
+CALLBACK_SETUP = COMMON + """
+from collections import defaultdict
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+history = []
+
+
+class Callbacks:
+    def __init__(self):
+        self.callbacks = defaultdict(list)
+
+    def add_callback(self, onevent, callback):
+        self.callbacks[onevent].append(callback)
+
+    def trigger_callbacks(self, onevent):
+        for callback in self.callbacks.get(onevent, []):
+            callback(self)
+
+
+def make_history_callback(model, history):
+    def batch_end_callback(trainer):
+        val_loss = F.cross_entropy(model(x), y)
+        history.append(val_loss)
+    return batch_end_callback
+
+
+trainer = Callbacks()
+trainer.add_callback("on_batch_end", make_history_callback(model, history))
+"""
+
+
 #: A forward hook's setup (the fix detaches inside the hook).
 HOOK_SETUP = COMMON + """
 from collections import defaultdict
@@ -692,6 +724,27 @@ optimizer.step()
 """,
         tensor=4_100,
         fixed_setup=HOOK_SETUP.replace("output.abs().mean()", "output.detach().abs().mean()"),
+    ),
+    Shape(
+        "a callback the trainer runs every batch keeping a validation loss computed with grad",
+        "TLK102",
+        CALLBACK_SETUP,
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+trainer.trigger_callbacks("on_batch_end")
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+trainer.trigger_callbacks("on_batch_end")
+""",
+        tensor=4_360,
+        fixed_setup=CALLBACK_SETUP.replace("history.append(val_loss)", "history.append(val_loss.item())"),
     ),
 ]
 

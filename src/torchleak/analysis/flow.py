@@ -1557,13 +1557,17 @@ class Evidence:
     #: its methods): walked as per-batch methods, the output attached, like a ``forward``
     #: keeping something on ``self``.
     forward_hooks: set[int] = field(default_factory=set)
+    #: Functions (``id`` of their definition) registered as a trainer's per-batch callback
+    #: (``trainer.add_callback("on_batch_end", make_history_callback(...))``): walked as
+    #: per-batch methods, what they keep outside their call kept every batch.
+    batch_callbacks: set[int] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
             + len(self.called_without_grad) + len(self.called_with_grad) + len(self.per_batch_by_importers)
-            + len(self.forward_hooks)
+            + len(self.forward_hooks) + len(self.batch_callbacks)
         )  # (``backwarded_positions`` is read by queries only: no walk needs redoing for it)
 
 
@@ -1607,6 +1611,8 @@ class _Observations:
     module_candidates: set[tuple[str, int, tuple[tuple[str, str], ...]]] = field(default_factory=set)
     #: ``Evidence.forward_hooks`` found by this walk -> whether the hook reads ``.training``.
     forward_hooks: dict[int, bool] = field(default_factory=dict)
+    #: ``Evidence.batch_callbacks`` found by this walk.
+    batch_callbacks: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -2167,6 +2173,7 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
     # ``module.training``; a feature extractor run under no_grad keeps no graph)
     trains = any(loop.has_backward or loop.has_optimizer_step for loop in facts.loops)
     evidence.forward_hooks = previous.forward_hooks | {hook for hook, tests_training in observations.forward_hooks.items() if trains or tests_training}
+    evidence.batch_callbacks = previous.batch_callbacks | (observations.batch_callbacks if trains else set())
     evidence.called_without_grad |= observations.called_without_grad
     evidence.called_with_grad |= observations.called_with_grad
     if externals is not None and externals.path:
@@ -3884,7 +3891,10 @@ class _Walker:
             no_grad = True
         per_batch_elsewhere = cls is not None and f"{cls}.{name}" in self.context.evidence.per_batch_by_importers
         forward_hook = id(node) in self.context.evidence.forward_hooks and not no_grad
-        per_batch = name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere or forward_hook
+        batch_callback = id(node) in self.context.evidence.batch_callbacks and not no_grad
+        per_batch = (
+            name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere or forward_hook or batch_callback
+        )
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
         self.context.top = self.context.def_tops.get(id(node), outer_top)
@@ -5843,6 +5853,13 @@ class _Walker:
                 attribute = written if isinstance(written, str) else None
                 if attribute is not None:
                     self.context.facts.attributes.setdefault((self.function.cls, attribute), DETACHED_TENSOR)
+        elif method in vocab.CALLBACK_REGISTRATIONS and len(node.args) >= 2 and vocab.PER_BATCH_EVENT.search(
+            str(_string_value(event)) if type(event := node.args[0].value) is cst.SimpleString else event.attr.value if type(event) is cst.Attribute else ""
+        ):
+            # ``trainer.add_callback("on_batch_end", fn)``: run once per batch by the trainer
+            callback = self._resolve_callable(node.args[1].value)
+            if callback is not None:
+                self.context.observations.batch_callbacks.add(id(callback))
         elif method in ("register_forward_hook",) and node.args and type(node.args[0].value) is cst.Lambda:
             self._lambda_hook(node.args[0].value)
         elif method in ("register_forward_hook",) and node.args:

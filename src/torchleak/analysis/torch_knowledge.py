@@ -251,6 +251,10 @@ PASSING_WRAPPERS: Final = frozenset(
     {"prepare", "setup", "initialize", "gather", "gather_for_metrics", "pad_across_processes", "reduce"}
 )
 LOADER_CONSTRUCTORS: Final = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+#: Trainers' methods that register a function to run at an event (minGPT's ``add_callback``,
+#: ``set_callback``), and the event names that come once per batch.
+CALLBACK_REGISTRATIONS: Final = frozenset({"add_callback", "set_callback", "register_callback", "add_event_handler"})
+PER_BATCH_EVENT: Final = re.compile(r"batch|iter|step", re.IGNORECASE)
 #: Tensor methods that run an in-place update of the receiver from their arguments.
 IN_PLACE_UPDATES: Final = frozenset(
     {"add_", "mul_", "sub_", "div_", "addcmul_", "addcdiv_", "lerp_", "copy_", "mul_add_", "index_copy_",

@@ -9136,3 +9136,31 @@ class TestRoundTwentySixShapes:
         assert [(line, code) for line, code, _ in found] == [(31, "TLK102")], found
         assert self.findings(self.CALLBACK.replace('"val_loss": val_loss}', '"val_loss": val_loss.item()}')) == []
         assert self.findings(self.CALLBACK.replace('"on_batch_end", make_history', '"on_train_end", make_history')) == []
+
+    def test_a_sum_into_a_local_alias_of_an_objects_entry_is_the_objects(self) -> None:
+        # (zoo round 26A, modelled on a pytorch-template MetricTracker: ``row = self._data[key];
+        # row["total"] += value * n`` sums into the tracker's own dict)
+        src = """
+            import torch
+
+            class MetricTracker:
+                def __init__(self, *keys):
+                    self._data = {k: {"total": 0.0, "counts": 0} for k in keys}
+
+                def update(self, key, value, n=1):
+                    row = self._data[key]
+                    row["total"] += value * n
+                    row["counts"] += n
+
+            def train(model, batches, opt):
+                tracker = MetricTracker("loss")
+                for x, y in batches:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    tracker.update("loss", loss)
+                return tracker
+        """
+        assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
+        assert self.findings(src.replace('tracker.update("loss", loss)', 'tracker.update("loss", loss.item())')) == []

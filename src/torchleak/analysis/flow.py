@@ -2341,6 +2341,8 @@ class _Walker:
         self.tensor_guard: Optional[tuple[int, list[Value]]] = None
         #: Positions of the parameters it calls (``Summary.called_parameters``).
         self.called_parameters: set[int] = set()
+        #: A local bound to an element of a container that outlives the call -> that container.
+        self.element_owners: dict[str, str] = {}
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -2847,6 +2849,14 @@ class _Walker:
             return
         if type(target) is cst.Name:
             self.local_names.add(key)
+            base = value_node.value if type(value_node) is cst.Subscript else None
+            owner = dotted(base) if base is not None else None
+            if owner is not None and self._outside_target(owner) is not None and owner.split(".", 1)[0] != key:
+                # ``row = self._data[key]``: what is written into ``row`` is written into the
+                # object's container (``row["total"] += value * n``)
+                self.element_owners[key] = owner
+            else:
+                self.element_owners.pop(key, None)
             iterated = value_node.args[0].value if (
                 type(value_node) is cst.Call and type(value_node.func) is cst.Name and value_node.func.value in ("iter", "next")
                 and len(value_node.args) == 1 and value.kind is Kind.MODULE
@@ -3293,6 +3303,8 @@ class _Walker:
     def _outside_target(self, key: str) -> Optional[str]:
         """How a summary names a key that outlives the call, or None for a local."""
         root = key.split(".", 1)[0]
+        if root in self.element_owners:
+            return self._outside_target(self.element_owners[root])
         if root == "self" and self.function.cls is not None:
             return key
         if root in self.parameters:

@@ -8812,26 +8812,28 @@ class TestRoundTwentySixShapes:
         # (a value attached of its own, stored beside, is still reported)
         assert [code for _, code, _ in self.findings(src.replace('stats.append({"epoch": epoch, "loss": total / len(loader)})', 'stats.append({"epoch": epoch, "loss": total / len(loader), "last": loss})'))] == ["TLK101", "TLK101", "TLK102"]
 
+    LOGGED = """
+        import torch
+
+        def train(model, batches, opt, log):
+            for x in batches:
+                x.requires_grad_(True)
+                g = torch.autograd.grad([model(x).sum()], [x], create_graph=True)[0]
+                loss = model(x).mean() + g.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                kvs = {}
+                kvs["loss"] = loss.item()
+                kvs["g"] = g.abs().mean()
+                log.append(kvs)
+    """
+
     def test_a_create_graph_result_put_into_a_dict_keeps_its_double_backward_graph(self) -> None:
         # (zoo round 26B, modelled on improved_contrastive_divergence: ``kvs['x_grad'] =
         # x_grad.abs().mean()`` of a Langevin gradient taken with create_graph, the dict kept
         # by a logger every step: TLK301, not TLK102)
-        src = """
-            import torch
-
-            def train(model, batches, opt, log):
-                for x in batches:
-                    x.requires_grad_(True)
-                    g = torch.autograd.grad([model(x).sum()], [x], create_graph=True)[0]
-                    loss = model(x).mean() + g.pow(2).mean()
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    kvs = {}
-                    kvs["step"] = 1
-                    kvs["g"] = g.abs().mean()
-                    log.append(kvs)
-        """
+        src = self.LOGGED.replace('kvs["loss"] = loss.item()', 'kvs["step"] = 1')
         assert [(line, code) for line, code, _ in self.findings(src)] == [(15, "TLK301")]
 
     def test_a_local_called_by_its_name_is_not_a_method_of_that_name(self) -> None:
@@ -8865,27 +8867,12 @@ class TestRoundTwentySixShapes:
     def test_a_record_of_numbers_but_one_attached_entry_is_reported_at_that_entry(self) -> None:
         # (blind rounds mark the entry left a tensor among entries made numbers on purpose: that
         # is the one line to change)
-        src = """
-            import torch
-
-            def train(model, batches, opt, log):
-                for x in batches:
-                    x.requires_grad_(True)
-                    g = torch.autograd.grad([model(x).sum()], [x], create_graph=True)[0]
-                    loss = model(x).mean() + g.pow(2).mean()
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    kvs = {}
-                    kvs["loss"] = loss.item()
-                    kvs["g"] = g.abs().mean()
-                    log.append(kvs)
-        """
+        src = self.LOGGED
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(14, "TLK301")], found
         assert "log.append(kvs)" in found[0][2] and "g.abs().mean().detach()" in found[0][2]
         # (two attached entries: the record is where both are kept)
-        two = src.replace('kvs["g"] = g.abs().mean()', 'kvs["g"] = g.abs().mean()\n                    kvs["h"] = g.sum()')
+        two = src.replace('kvs["g"] = g.abs().mean()', 'kvs["g"] = g.abs().mean()\n                kvs["h"] = g.sum()')
         assert [(line, code) for line, code, _ in self.findings(two)] == [(16, "TLK301")]
 
     def test_a_callable_attribute_given_a_bound_method_is_no_module_by_its_name(self) -> None:

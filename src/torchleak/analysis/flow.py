@@ -430,7 +430,17 @@ def _element_owner(node: cst.BaseExpression) -> Optional[str]:
     return dotted(inner) or _element_owner(inner)  # ``self.stats[split][name]``: nested containers
 
 
-def _grad_inputs_given(call: BackwardCall) -> list[cst.BaseExpression]:
+def _passed_at(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``keyword``, by keyword or at ``position`` among
+    its plain positional arguments; None when it passes nothing there."""
+    named = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None)
+    if named is not None:
+        return named
+    plain = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return plain[position] if position is not None and 0 <= position < len(plain) else None
+
+
+def grad_inputs_given(call: BackwardCall) -> list[cst.BaseExpression]:
     """What a backward differentiates with respect to, as the call writes it: the ``inputs`` of
     ``autograd.grad``, or what a helper's call passes to the parameters its grads take."""
     node = call.node
@@ -1881,15 +1891,8 @@ class _FileContext:
         index = positional.index(param) if param in positional else None
         if index is not None and positional and positional[0].name.value in ("self", "cls"):
             index -= 1
-        given: list[cst.BaseExpression] = []
-        for call in self._calls_named(function.name.value):
-            plain = [arg for arg in call.args if arg.keyword is None and not arg.star]
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == param.name.value:
-                    given.append(arg.value)
-            if index is not None and 0 <= index < len(plain):
-                given.append(plain[index].value)
-        return given
+        passed = (_passed_at(call, index, param.name.value) for call in self._calls_named(function.name.value))
+        return [given for given in passed if given is not None]
 
     def _module_flags(self) -> dict[str, Optional[bool]]:
         """Module-level names bound once to ``True`` or ``False`` (bound again: unknown)."""
@@ -1935,12 +1938,8 @@ class _FileContext:
         if len(given) != 1 or (parameter := given.pop()) not in params:
             return False
         position = params.index(parameter)
-        passed: list[cst.BaseExpression] = []
-        for node in self._calls_named(cls):
-            if type(node.func) is cst.Name:
-                keyword = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == parameter), None)
-                plain = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-                passed.append(keyword if keyword is not None else plain[position] if position < len(plain) else cst.Name("None"))
+        # (a construction leaving it out gives the default: no bound method)
+        passed = [_passed_at(node, position, parameter) or cst.Name("None") for node in self._calls_named(cls) if type(node.func) is cst.Name]
         return bool(passed) and all(
             type(value) is cst.Attribute and bool(self.methods_named(value.attr.value)) and not self.classes.get(value.attr.value)
             for value in passed
@@ -2449,7 +2448,7 @@ class _Walker:
             per_call = [
                 {index for index, name in enumerate(self.parameters) if any(name in mentions(given) for given in inputs)}
                 for call in self.function.backwards
-                for inputs in [_grad_inputs_given(call)]
+                for inputs in [grad_inputs_given(call)]
             ]
             summary.grad_inputs = frozenset().union(*per_call) if all(per_call) else None
         if self.function.backwards:
@@ -3355,10 +3354,10 @@ class _Walker:
             first = conjuncts.pop(0)
             conjuncts[:0] = [first.left, first.right]  # type: ignore[attr-defined]
         names = {part.value for part in conjuncts if type(part) is cst.Name}
-        for parameter in (*node.params.params, *node.params.kwonly_params):
-            default = parameter.default
-            if parameter.name.value in names and type(default) is cst.Name and default.value in ("False", "None"):
-                return self.parameters.index(parameter.name.value) if parameter.name.value in self.parameters else None
+        for param in (*node.params.params, *node.params.kwonly_params):
+            default = param.default
+            if param.name.value in names and type(default) is cst.Name and default.value in ("False", "None"):
+                return self.parameters.index(param.name.value) if param.name.value in self.parameters else None
         return None
 
     def _effect(self, effect: Effect, inner: Optional[cst.CSTNode] = None) -> Effect:

@@ -632,8 +632,9 @@ class _Frame:
     #: A summary it needed was beyond ``MAX_IMPORT_LEVELS`` (``_Entry.bounded``).
     bounded: bool = False
 
-    def read(self, entry: _Entry) -> None:
-        """This module's summary depends on ``entry`` (one import deeper)."""
+    def read(self, entry: Union[_Entry, _Frame]) -> None:
+        """This module's summary depends on ``entry`` (a summary, or one being made, one
+        import deeper)."""
         self.deps.update(entry.deps)
         self.height = max(self.height, entry.height + 1)
         self.bounded = self.bounded or entry.bounded
@@ -1145,8 +1146,7 @@ class ProjectIndex:
         classes it calls or is called by, the globals they share, with the imports), so that an
         importer of one helper of a large module analyses only that helper's part of it and of
         the modules it imports in turn."""
-        whole = self._entries.get(module)
-        if whole is not None and whole.holds_at(self._level()) or (module, self._level()) in self._bounded or module in self._open or module in self._pending:
+        if self._in_memory(module, self._level()) is not None or module in self._open or module in self._pending:
             return self._summary(module)
         known = self._known(module + _PART + name)
         return known if known is not None else self._summary(self._part_key(module, name))
@@ -1229,14 +1229,22 @@ class ProjectIndex:
         """The summary made for ``key`` (a module or a part) that holds at the level it is asked
         at, from memory or the disk cache; the summary being computed now depends on it."""
         level = self._level()
-        entry = self._entries.get(key) or self._load(key)
-        if entry is None or not entry.holds_at(level):
-            entry = self._bounded.get((key, level)) or self._load(key, level)
+        entry = self._in_memory(key, level)
+        if entry is None:
+            loaded = self._load(key)
+            entry = loaded if loaded is not None and loaded.holds_at(level) else self._load(key, level)
         if entry is None:
             return None
         if self._active:
             self._active[-1].read(entry)
         return entry.summary
+
+    def _in_memory(self, key: str, level: int) -> Optional[_Entry]:
+        """The summary this process made (or read) for ``key`` that holds at ``level``."""
+        entry = self._entries.get(key)
+        if entry is not None and entry.holds_at(level):
+            return entry
+        return self._bounded.get((key, level))
 
     def _load(self, module: str, level: Optional[int] = None) -> Optional[_Entry]:
         """The cache's summary of ``module``; with ``level``, its summary made at that level
@@ -1314,10 +1322,8 @@ class ProjectIndex:
         if self._active:
             parent = self._active[-1]
             parent.low = min(parent.low, frame.low)
-            parent.deps.update(frame.deps)
+            parent.read(frame)
             parent.truncated = parent.truncated or frame.truncated
-            parent.height = max(parent.height, frame.height + 1)
-            parent.bounded = parent.bounded or frame.bounded
         if frame.low < depth:
             self._pending[key] = frame  # final when the cycle's first module is
             return frame.summary

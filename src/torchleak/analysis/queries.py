@@ -10,10 +10,11 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
+from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, argument_at, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
+    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
     own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
@@ -416,9 +417,6 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
     return loop
 
 
-_TO_NUMBER: Final = frozenset({"item", "tolist", "float", "int"})
-
-
 def _the_one_attached_entry(facts: FileFacts, event: Held) -> Optional[Store]:
     """A record kept every iteration whose entries are numbers made on purpose (``.item()``,
     ``float(...)``) but for one tensor still attached (``kvs["x_grad"] = x_grad.abs().mean()``
@@ -438,7 +436,7 @@ def _the_one_attached_entry(facts: FileFacts, event: Held) -> Optional[Store]:
     attached = [(where, value) for where, value in entries if (known := facts.values.get(id(value))) is not None and known.attached]
     converted = any(
         type(value) is cst.Call and (
-            type(value.func) is cst.Attribute and value.func.attr.value in _TO_NUMBER or type(value.func) is cst.Name and value.func.value in _TO_NUMBER
+            type(value.func) is cst.Attribute and value.func.attr.value in vocab.TO_NUMBER or type(value.func) is cst.Name and value.func.value in vocab.TO_NUMBER
         )
         for _, value in entries
     )
@@ -1098,11 +1096,9 @@ def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebin
 def _helper_grad_inputs(call: BackwardCall) -> set[str]:
     """For the call of a helper whose every backward is ``autograd.grad`` with respect to some of
     its parameters (``inner_opt.step(loss, params)``), the names the call passes there."""
-    summary = call.callee
-    if call.kind != "call" or summary is None or summary.grad_inputs is None or type(call.node) is not cst.Call:
+    if call.kind != "call":
         return set()
-    node = call.node
-    return set().union(*(mentions(argument) for index in summary.grad_inputs for argument in [argument_at(node, summary, index)] if argument is not None))
+    return set().union(*(mentions(argument) for argument in grad_inputs_given(call)))
 
 
 def _grad_wrt_parameters(call: BackwardCall) -> bool:

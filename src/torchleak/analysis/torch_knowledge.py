@@ -263,5 +263,7 @@ IN_PLACE_UPDATES: Final = frozenset(
 #: ``torch.distributions`` constructors: their ``log_prob``/``entropy``/``rsample`` keep the graph
 #: of their parameters.
 DISTRIBUTION_PREFIX: Final = "torch.distributions."
+#: Calls that make a Python number (or list of numbers) of a tensor.
+TO_NUMBER: Final = frozenset({"item", "tolist", "float", "int"})
 #: Calls that read a value as a Python number (evidence a result is meant as a number).
-NUMBER_READS: Final = frozenset({"item", "tolist", "float", "int", "round", "print", "format", "str"})
+NUMBER_READS: Final = TO_NUMBER | frozenset({"round", "print", "format", "str"})

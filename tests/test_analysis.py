@@ -9151,3 +9151,145 @@ class TestRoundTwentySixShapes:
         """
         assert [code for _, code, _ in self.findings(src)] == ["TLK101"]
         assert self.findings(src.replace('tracker.update("loss", loss)', 'tracker.update("loss", loss.item())')) == []
+
+
+class TestRoundTwentySevenShapes:
+    """Session 32: misses of the held-out rounds 26C/26D read again, and zoo round 27."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_a_module_level_number_read_in_a_function_is_a_number(self) -> None:
+        # (zoo round 26C awgan_cdcgan, modelled on a conditional DCGAN with an adaptive weighted
+        # loss: ``F.one_hot(torch.randint(0, label_dim, ...), label_dim)`` with ``label_dim = 10``
+        # at the top of the file was a value of unknown graph, so the generator's fresh labels
+        # seemed to share the discriminator's retained graph)
+        source = """
+            import torch
+            import torch.nn.functional as F
+
+            label_dim = 10
+            LR, BATCH = 1e-3, 2 ** 5
+            scale = 3
+            if BATCH > 8:
+                scale = torch.ones(1, requires_grad=True)
+
+            def draw(n):
+                labels = F.one_hot(torch.randint(0, label_dim, (n,)), label_dim)
+                rate = LR * BATCH
+                factor = scale
+                return labels
+        """
+        facts = analyse(cst.parse_module(dedent(source)))
+        draw = next(function for function in facts.functions if function.name == "draw")
+        values = {binding.key: binding.value for binding in draw.bindings}
+        assert values["labels"].state is State.DETACHED
+        assert values["rate"].kind is Kind.NUMBER and values["rate"].state is State.DETACHED
+        assert values["factor"].state is State.UNKNOWN  # bound twice at the top level: a variable
+
+    GAN_STEP = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        label_dim = 4
+        D_losses = []
+
+
+        def train_step(G, D, G_opt, D_opt, criterion, x_real, y_real):
+            D_opt.zero_grad()
+            real = D(x_real, F.one_hot(y_real, label_dim).float())
+            noise_label = F.one_hot(torch.randint(0, label_dim, (8,)), label_dim).float()
+            fake = D(G(torch.randn(8, 16), noise_label).detach(), noise_label)
+            d_loss = criterion(real, torch.ones_like(real)) + criterion(fake, torch.zeros_like(fake))
+            d_loss.backward(retain_graph=True)
+            D_opt.step()
+            G_opt.zero_grad()
+            noise_label = F.one_hot(torch.randint(0, label_dim, (8,)), label_dim).float()
+            out = D(G(torch.randn(8, 16), noise_label), noise_label)
+            g_loss = criterion(out, torch.ones_like(out))
+            g_loss.backward()
+            G_opt.step()
+            return d_loss.item(), g_loss.item()
+
+
+        def run(G, D, G_opt, D_opt, loader):
+            criterion = nn.BCELoss()
+            for x, y in loader:
+                D_losses.append(train_step(G, D, G_opt, D_opt, criterion, x, y))
+    """
+
+    def test_a_generator_step_on_fresh_labels_does_not_need_the_discriminators_graph(self) -> None:
+        found = self.findings(self.GAN_STEP)
+        assert [(line, code) for line, code, _ in found] == [(16, "TLK201")], found
+        # the generator's step reusing the discriminator's labels' graph would need it
+        reused = self.GAN_STEP.replace("d_loss.backward(retain_graph=True)", "d_loss.backward(retain_graph=True)\n    reused = real")
+        reused = reused.replace("g_loss = criterion(out, torch.ones_like(out))", "g_loss = criterion(out, torch.ones_like(out)) + reused.mean()")
+        assert [code for _, code, _ in self.findings(reused)] == []
+
+    CRITIC = """
+        import torch
+        import torch.nn as nn
+        from torch import autograd
+
+
+        class WGANGPLoss:
+            def __init__(self, weight=10.0):
+                self.weight = weight
+
+            def penalty(self, net, real, fake):
+                alpha = torch.rand(real.size(0), 1)
+                mixed = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+                grads = autograd.grad(net(mixed).sum(), mixed, create_graph=True)[0]
+                return ((grads.norm(2, dim=1) - 1) ** 2).mean() * self.weight
+
+            def get_loss(self, net, fake, real):
+                self.loss_D = net(fake.detach()).mean() - net(real).mean()
+                return self.loss_D + self.penalty(net, real, fake.detach())
+
+
+        class GAN:
+            def __init__(self):
+                self.netG = nn.Linear(4, 4)
+                self.netD = nn.Linear(4, 1)
+                self.opt_G = torch.optim.Adam(self.netG.parameters())
+                self.opt_D = torch.optim.Adam(self.netD.parameters())
+                self.disc_loss = WGANGPLoss()
+
+            def forward(self, a, b):
+                self.real_A, self.real_B = a, b
+                self.fake_B = self.netG(a)
+
+            def backward_D(self):
+                self.loss_D = self.disc_loss.get_loss(self.netD, self.fake_B, self.real_B)
+                self.loss_D.backward(retain_graph=True)
+
+            def backward_G(self):
+                self.loss_G = -self.netD(self.fake_B).mean()
+                self.loss_G.backward()
+
+            def optimize(self, a, b):
+                self.forward(a, b)
+                for _ in range(2):
+                    self.opt_D.zero_grad()
+                    self.backward_D()
+                    self.opt_D.step()
+                self.opt_G.zero_grad()
+                self.backward_G()
+                self.opt_G.step()
+
+
+        def train(loader):
+            gan = GAN()
+            for a, b in loader:
+                gan.optimize(a, b)
+    """
+
+    def test_a_critic_step_repeated_on_a_detached_fake_does_not_need_its_graph_again(self) -> None:
+        # (zoo round 26C deblurgan_wgan_gp, modelled on DeblurGAN's conditional_gan_model.py: the
+        # critic's loss takes ``fake_B.detach()`` and is rebuilt at each of the critic's steps; the
+        # helper's backward is handed no graph of ``fake_B``, and its repeated call builds its own)
+        found = self.findings(self.CRITIC)
+        assert [(line, code) for line, code, _ in found] == [(36, "TLK201")], found
+        # the critic differentiating the generator's output itself: its second step needs the graph
+        shared = self.CRITIC.replace("net(fake.detach()).mean() - net(real).mean()", "net(fake).mean() - net(real).mean()")
+        assert self.findings(shared) == []

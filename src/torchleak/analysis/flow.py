@@ -617,12 +617,86 @@ class _FileIndex:
                     self.def_tops[id(nested)] = top
         self._bodies: dict[int, _Body] = {}
         self.aliases = ImportAliases(s for s in self.statements if type(s) is cst.Import or type(s) is cst.ImportFrom)
+        self.constants = _module_constants(module, self.statements)
 
     def body(self, definition: cst.FunctionDef) -> _Body:
         found = self._bodies.get(id(definition))
         if found is None:
             found = self._bodies[id(definition)] = _Body(definition)
         return found
+
+
+def _module_constants(module: cst.Module, statements: list[cst.CSTNode]) -> frozenset[str]:
+    """Module-level names bound once, at the top level, to a literal number (``label_dim = 10``,
+    ``LR, BATCH = 1e-3, 32``) and declared ``global`` nowhere: read in a function, a number."""
+    bound: dict[str, int] = {}
+    numbers: set[str] = set()
+
+    def bind(target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        if type(target) is cst.Name:
+            bound[target.value] = bound.get(target.value, 0) + 1
+            if value is not None and _literal_number(value):
+                numbers.add(target.value)
+        elif type(target) in (cst.Tuple, cst.List):
+            elements = target.elements  # type: ignore[attr-defined]
+            values = value.elements if type(value) in (cst.Tuple, cst.List) else None  # type: ignore[union-attr]
+            for index, element in enumerate(elements):
+                paired = values[index].value if values is not None and len(values) == len(elements) else None
+                bind(element.value, paired)
+
+    for top in module.body:
+        if type(top) is not cst.SimpleStatementLine:
+            continue
+        for small in top.body:
+            if type(small) is cst.Assign:
+                for target in small.targets:
+                    bind(target.target, small.value if len(small.targets) == 1 else None)
+            elif type(small) is cst.AnnAssign and small.value is not None:
+                bind(small.target, small.value)
+    # (any other binding of the name makes it a variable: a block at the top level, an import,
+    # a def, ``global`` in a function)
+    rebound: set[str] = set()
+    for statement in statements:
+        if type(statement) is cst.SimpleStatementLine:
+            rebound.update(item.name.value for small in statement.body if type(small) is cst.Global for item in small.names)  # type: ignore[attr-defined]
+    for top in module.body:
+        if type(top) in (cst.FunctionDef, cst.ClassDef):
+            rebound.add(top.name.value)  # type: ignore[attr-defined]
+        elif type(top) is cst.SimpleStatementLine:
+            for small in top.body:
+                if type(small) in (cst.AugAssign, cst.Import, cst.ImportFrom):
+                    rebound.update(_bound_names(small))
+        else:
+            rebound.update(_bound_names(top))
+    return frozenset(name for name in numbers if bound.get(name) == 1 and name not in rebound)
+
+
+def _literal_number(node: cst.BaseExpression) -> bool:
+    """``10``, ``-1e-3``, ``2 ** 10``, ``64 * 64``: a number written out."""
+    if type(node) in (cst.Integer, cst.Float):
+        return True
+    if type(node) is cst.UnaryOperation:
+        return _literal_number(node.expression)
+    if type(node) is cst.BinaryOperation:
+        return _literal_number(node.left) and _literal_number(node.right)
+    return False
+
+
+def _bound_names(node: cst.CSTNode) -> set[str]:
+    """Every plain name a statement binds, nested bodies included (a conservative superset)."""
+    found: set[str] = set()
+    for child in subtree(node):
+        if type(child) in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr) and type(child.target) is cst.Name:  # type: ignore[attr-defined]
+            found.add(child.target.value)  # type: ignore[attr-defined]
+        elif type(child) in (cst.FunctionDef, cst.ClassDef):
+            found.add(child.name.value)  # type: ignore[attr-defined]
+        elif type(child) is cst.AssignTarget or type(child) is cst.For:
+            found.update(n.value for n in subtree(child.target) if type(n) is cst.Name)  # type: ignore[attr-defined]
+        elif type(child) is cst.AsName:
+            found.update(n.value for n in subtree(child.name) if type(n) is cst.Name)
+        elif type(child) is cst.ImportAlias:
+            found.add((dotted(child.name) or "").split(".")[0])
+    return found
 
 
 def _attributes_set_from(definition: cst.FunctionDef, name: str) -> list[str]:
@@ -2577,6 +2651,8 @@ class _Walker:
                     return attribute
         if self._is_evident_module(key):
             return Value(State.DETACHED, Kind.MODULE)
+        if not dot and self.context.index is not None and key in self.context.index.constants and key not in self.parameters:
+            return NUMBER  # ``label_dim = 10`` at the top of the file
         return UNKNOWN
 
     def _class_attribute(self, cls: str, attribute: str) -> Optional[Value]:
@@ -5238,7 +5314,8 @@ class _Walker:
             if arg.keyword is None:
                 position += 1
             if backwarded is None or index >= len(names) or index in backwarded:
-                given |= mentions(arg.value)
+                # (``fake_B.detach()`` hands the helper's backward no graph of ``fake_B``)
+                given |= data_mentions(arg.value)
         return frozenset(given)
 
     def _note_argument_classes(self, node: cst.Call, callee: Function, bound: dict[int, Value]) -> None:

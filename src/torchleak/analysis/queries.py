@@ -1393,9 +1393,14 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
         returns = function.returns
         holds_graph = returns.attached or any(element.attached for element in returns.elements or ())
         return holds_graph and _result_backwarded(facts, function)
+    # what the helper binds itself before its backward: a graph built afresh at every call
+    fresh = {binding.key for binding in function.bindings if binding.seq < call.seq}
     for site in sites:
         for other in site.function.backwards:
             if other.seq <= site.seq or (site.loop is not None and not site.loop.contains(other.seq)):
+                continue
+            if id(other.node) == site.call_id and mine and not mine - fresh:
+                # the same call, run again (a critic loop): it differentiates what it builds anew
                 continue
             if other.callee is not None:
                 theirs = set(other.callee.backward_sources)

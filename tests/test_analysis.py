@@ -9293,3 +9293,60 @@ class TestRoundTwentySevenShapes:
         # the critic differentiating the generator's output itself: its second step needs the graph
         shared = self.CRITIC.replace("net(fake.detach()).mean() - net(real).mean()", "net(fake).mean() - net(real).mean()")
         assert self.findings(shared) == []
+
+    ROLLOUT = """
+        import torch
+        import torch.nn as nn
+
+
+        class Actor(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.GRUCell(4, 8)
+                self.head = nn.Linear(8, 2)
+
+            def forward(self, obs, h):
+                h = self.cell(obs, h)
+                return self.head(h), h
+
+
+        def collect(env, actor, buffer):
+            obs, h = env.reset(), torch.zeros(1, 8)
+            while True:
+                action, next_h = actor(obs, h)
+                obs, reward, done = env.step(action.detach())
+                buffer.append((obs, reward))
+                yield reward
+                h = next_h
+                if done:
+                    obs, h = env.reset(), torch.zeros(1, 8)
+    """
+
+    def test_a_rollout_state_reset_only_at_an_episodes_end_is_still_carried(self) -> None:
+        # (zoo round 26D rnn_td3_actor_hidden, modelled on AntoineTheb/RNN-RL's TD3: the acting
+        # loop never backwards, so the hidden state chains every step of an episode: measured
+        # growing from 10 to 30 steps with 500-step episodes)
+        found = self.findings(self.ROLLOUT)
+        assert [(line, code) for line, code, _ in found] == [(24, "TLK103")], found
+        assert "torch.no_grad()" in found[0][2]
+        assert self.findings(self.ROLLOUT.replace("h = next_h", "h = next_h.detach()")) == []
+        # a loop that backwards the chain and truncates it every k steps keeps it on purpose
+        tbptt = """
+            import torch
+            import torch.nn as nn
+
+            model = nn.GRUCell(4, 8)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def train(loader):
+                h = torch.zeros(1, 8)
+                for i, (x, y) in enumerate(loader):
+                    h = model(x, h)
+                    loss = (h - y).pow(2).mean()
+                    if i % 4 == 3:
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                        h = h.detach()
+        """
+        assert self.findings(tbptt) == []

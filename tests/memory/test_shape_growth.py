@@ -149,6 +149,15 @@ stats = FeatureStats(model)
 """
 
 
+
+ROLLOUT_SETUP = COMMON + """
+actor = nn.GRUCell(32, 64)
+head = nn.Linear(64, 4)
+h = torch.zeros(16, 64)
+actions = []
+done = False
+"""
+
 SHAPES = [
     Shape(
         "a running mean kept by a module inside nn.Sequential, from its attached input",
@@ -745,6 +754,24 @@ trainer.trigger_callbacks("on_batch_end")
 """,
         tensor=4_360,
         fixed_setup=CALLBACK_SETUP.replace("history.append(val_loss)", "history.append(val_loss.item())"),
+    ),
+    Shape(
+        "a rollout carrying an actor's hidden state, reset only when an episode ends",
+        "TLK103",
+        ROLLOUT_SETUP,
+        """
+h = actor(x, h)
+actions.append(head(h).argmax(1).tolist())
+if done:
+    h = torch.zeros(16, 64)
+""",
+        """
+h = actor(x, h).detach()
+actions.append(head(h).argmax(1).tolist())
+if done:
+    h = torch.zeros(16, 64)
+""",
+        tensor=28_672,
     ),
 ]
 

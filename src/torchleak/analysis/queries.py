@@ -848,6 +848,10 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts);
                     # the loop around it must still start each rollout afresh
                     continue
+                if not loop.has_backward:
+                    # nothing ever differentiates the chain: a reset at an episode's end
+                    # (``if done: h = policy.initial_state()``) bounds it by the episode only
+                    resets = [other for other in resets if other.branch_depth <= loop.branch_depth]
                 if unrolled_per_outer_iteration(function, binding.key, loop, rebinds[binding.key]):
                     break  # MAML's fast weights: an inner loop differentiating only up to the state
                 if _unrolled_for_the_caller(facts, function, binding.key, loop, rebinds[binding.key]):

@@ -9350,3 +9350,49 @@ class TestRoundTwentySevenShapes:
                         h = h.detach()
         """
         assert self.findings(tbptt) == []
+
+    LERPED = """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def train(loader):
+            smooth = torch.tensor(0.0)
+            for x, y in loader:
+                loss = (model(x) - y).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                smooth = smooth.lerp(loss, 0.02)
+                print(f"loss {smooth.item():.3f}")
+    """
+
+    def test_a_moving_average_written_as_lerp_is_a_carried_state(self) -> None:
+        # (zoo round 26A fastai_smooth_loss, modelled on fastai's AvgSmoothLoss: ``torch.lerp``
+        # folding the loss into the average; a tensor method takes its arguments' graph too)
+        found = self.findings(self.LERPED)
+        assert [(line, code) for line, code, _ in found] == [(15, "TLK103")], found
+        # (``smooth.lerp(loss.item(), ...)`` raises: lerp takes tensors, so no ``.item()`` advice)
+        assert "smooth = smooth.detach()" in found[0][2] and ".item()" not in found[0][2]
+        assert self.findings(self.LERPED.replace("smooth.lerp(loss, 0.02)", "smooth.lerp(loss.detach(), 0.02)")) == []
+        functional = self.LERPED.replace("smooth.lerp(loss, 0.02)", "torch.lerp(smooth, loss, 0.02)")
+        assert [code for _, code, _ in self.findings(functional)] == ["TLK103"]
+
+    def test_a_tensor_method_combines_its_tensor_arguments(self) -> None:
+        source = """
+            import torch
+            import torch.nn as nn
+
+            def f(x):
+                w = nn.Parameter(torch.randn(4, 4))
+                data = torch.randn(2, 4)
+                projected = data.mm(w)
+                shaped = data.type_as(w)
+                return projected
+        """
+        facts = analyse(cst.parse_module(dedent(source)))
+        values = {binding.key: binding.value for function in facts.functions for binding in function.bindings}
+        assert values["projected"].state is State.ATTACHED
+        assert values["shaped"].state is State.DETACHED

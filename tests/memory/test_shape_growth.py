@@ -773,6 +773,30 @@ if done:
 """,
         tensor=28_672,
     ),
+    Shape(
+        "a moving average of the loss written as a lerp, for the progress bar",
+        "TLK103",
+        COMMON + """
+model = nn.Linear(32, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+smooth = torch.tensor(0.0)
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+smooth = smooth.lerp(loss, 0.02)
+""",
+        """
+loss = F.cross_entropy(model(x), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+smooth = smooth.lerp(loss.detach(), 0.02)
+""",
+        tensor=0,
+    ),
 ]
 
 

@@ -1276,6 +1276,9 @@ def decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     assign = single_assign(statement)
     if assign is None or len(assign.targets) != 1 or dotted(assign.targets[0].target) != target:
         return False
+    lerped = lerp_operands(assign.value)
+    if lerped is not None:
+        return any(dotted(operand) == target for operand in lerped)  # ``ema = ema.lerp(x, 0.1)``
     return any(
         type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
         for term in additive_terms(assign.value)
@@ -1533,7 +1536,21 @@ def _emptied_by_del(target: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def lerp_operands(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The start and end of ``a.lerp(b, w)`` or ``torch.lerp(a, b, w)``: ``a + w * (b - a)``,
+    the moving average written as one call."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Attribute or node.func.attr.value != "lerp":
+        return None
+    positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+    if dotted(node.func.value) == "torch":
+        return positional[:2] if len(positional) >= 2 else None
+    return [node.func.value, positional[0]] if positional else None
+
+
 def arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    lerped = lerp_operands(node)
+    if lerped is not None:
+        return [leaf for operand in lerped for leaf in arithmetic_leaves(operand)]
     if type(node) is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
         return arithmetic_leaves(node.left) + arithmetic_leaves(node.right)
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
@@ -4702,6 +4719,12 @@ class _Walker:
                     # ``torch.zeros(n, d).index_add_(0, idx, h)``: what is written in brings its graph
                     return replace(combine(receiver, *arguments), kind=Kind.TENSOR)
                 return receiver
+            if method in vocab.COMBINING_METHODS and not receiver.attached and not self.no_grad:
+                given = [argument for argument in arguments if argument.attached and argument.kind in (Kind.TENSOR, Kind.UNKNOWN)]
+                if given:
+                    return replace(combine(receiver, *given), elements=None, kind=Kind.TENSOR)  # ``avg.lerp(loss, 0.1)``
+                if any(argument.leaf and argument.kind is Kind.TENSOR for argument in arguments):
+                    return Value(State.ATTACHED, Kind.TENSOR)  # ``x.mm(self.weight)``: a graph from a parameter
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
         if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
             return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was

@@ -14,7 +14,7 @@ from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
+    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, lerp_operands, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
     own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
@@ -877,6 +877,8 @@ def averaged_operand(facts: FileFacts, binding: Binding) -> Optional[Accumulatio
     derived = binding.function.derived_from({binding.key})
     if derived & set(binding.function.returned_keys) or any(derived & call.mentions for call in binding.function.backwards):
         return None  # the average takes part in a loss or an output: a detached operand would change a gradient
+    if lerp_operands(assign.value) is not None:
+        return None  # ``avg.lerp(loss, 0.1)`` takes tensors only: no ``loss.item()`` there
     operand = folded_operand(facts, binding.node)
     if operand is None:
         return None

@@ -186,6 +186,13 @@ RESHAPING_METHODS: Final = frozenset(
      "view", "reshape", "squeeze", "unsqueeze", "permute", "transpose", "flatten", "clone"}
 )
 
+#: Tensor methods whose result is computed from their tensor arguments too (``avg.lerp(loss, 0.1)``,
+#: ``x.mm(w)``): what an argument's graph is, the result's is, whatever the receiver's.
+COMBINING_METHODS: Final = frozenset(
+    {"add", "sub", "mul", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot", "outer", "lerp", "where",
+     "maximum", "minimum", "pow", "addcmul", "addcdiv", "addmm", "cross", "hypot", "atan2", "fmod", "remainder"}
+)
+
 #: Calls that return the module they are given, wrapped.
 MODULE_WRAPPERS: Final = frozenset(
     {"torch.compile", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.jit.script",

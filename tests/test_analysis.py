@@ -9396,3 +9396,48 @@ class TestRoundTwentySevenShapes:
         values = {binding.key: binding.value for function in facts.functions for binding in function.bindings}
         assert values["projected"].state is State.ATTACHED
         assert values["shaped"].state is State.DETACHED
+
+    DICT_BATCH = """
+        import torch
+        import torch.nn as nn
+
+
+        class MetricTracker:
+            def __init__(self, *keys):
+                self._data = {k: {"total": 0.0, "counts": 0} for k in keys}
+
+            def update(self, key, value, n=1):
+                row = self._data[key]
+                row["total"] += value * n
+                row["counts"] += n
+
+
+        class Trainer:
+            def __init__(self, model, optimizer, loss_names):
+                self.model, self.optimizer, self.loss_names = model, optimizer, loss_names
+                self.tracker = MetricTracker(*loss_names)
+
+            def process_batch(self, batch, metrics):
+                outputs = {"pred": self.model(batch["x"])}
+                batch.update(outputs)
+                losses = {"loss": (batch["pred"] - batch["y"]).pow(2).mean()}
+                batch.update(losses)
+                self.optimizer.zero_grad()
+                batch["loss"].backward()
+                self.optimizer.step()
+                for name in self.loss_names:
+                    metrics.update(name, batch[name])
+                return batch
+
+            def train_epoch(self, loader):
+                for batch in loader:
+                    self.process_batch(dict(batch), self.tracker)
+    """
+
+    def test_a_dict_handed_in_and_updated_with_losses_holds_their_graphs(self) -> None:
+        # (zoo round 26A asr_ctc_tracker, modelled on a pytorch_project_template ASR trainer:
+        # ``batch.update(all_losses)`` then ``metrics.update(name, batch[name])``; reading
+        # ``batch.update`` had taken the dict for the file's only class with an ``update``)
+        found = self.findings(self.DICT_BATCH)
+        assert [(line, code) for line, code, _ in found] == [(30, "TLK101")], found
+        assert self.findings(self.DICT_BATCH.replace("metrics.update(name, batch[name])", "metrics.update(name, batch[name].item())")) == []

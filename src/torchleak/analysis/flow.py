@@ -571,6 +571,10 @@ _GENERIC_MEMBERS: Final = (
 )
 
 
+#: What any dict answers to: read alone, they name no class of the file.
+_MAPPING_METHODS: Final = frozenset({"update", "items", "keys", "values", "get", "pop", "setdefault", "copy", "clear"})
+
+
 class _Body:
     """What one walk of a function's body (nested functions included) finds: the attributes it
     reads on each plain name (``model.layers``, ``model.sample()``, ``self.hidden``), its calls,
@@ -1833,8 +1837,8 @@ class _FileContext:
         ``model.hidden_size`` takes the file's ``CharRNN``). Names any module or tensor has say
         nothing; at least one name must be the class's own."""
         specific = read - _GENERIC_MEMBERS - _TENSOR_METHODS
-        if not specific or not self.classes:
-            return None
+        if not specific - _MAPPING_METHODS or not self.classes:
+            return None  # (``batch.update(outputs)`` on a dict handed in is no ``MetricTracker``)
         candidates = [name for name in self.classes if specific <= self.members(name)]
         return candidates[0] if len(candidates) == 1 else None
 
@@ -6016,7 +6020,11 @@ class _Walker:
                     # holds what the arguments' graphs give
                     grown = replace(grown, params=grown.params | value.params, state=State.UNKNOWN if grown.detached else grown.state)
                 self.env[key] = grown
-        elif method == "update" and type(func) is cst.Attribute and receiver.kind is Kind.CONTAINER and receiver.cls is None:
+        elif method == "update" and type(func) is cst.Attribute and receiver.cls is None and (
+            receiver.kind is Kind.CONTAINER
+            # (``batch.update(all_losses)`` on a dict handed in: given a mapping, it is one)
+            or receiver.kind is Kind.UNKNOWN and len(arguments) == 1 and arguments[0].keys is not None
+        ):
             # ``scalars.update({f"g/{i}": v for i, v in enumerate(terms)})`` on a dict: its entries
             # now hold what the mapping (or the keywords) held
             key = target_key(func.value)

@@ -9441,3 +9441,68 @@ class TestRoundTwentySevenShapes:
         found = self.findings(self.DICT_BATCH)
         assert [(line, code) for line, code, _ in found] == [(30, "TLK101")], found
         assert self.findings(self.DICT_BATCH.replace("metrics.update(name, batch[name])", "metrics.update(name, batch[name].item())")) == []
+
+    CALLBACKS = """
+        import torch
+        import torch.nn as nn
+
+
+        class Callback:
+            def on_step_end(self, state):
+                pass
+
+
+        class PrintLoss(Callback):
+            def __init__(self):
+                self.lines = []
+
+            def on_step_end(self, state):
+                self.lines.append("loss %.3f" % state["loss"])
+
+
+        class ValidationError(Callback):
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+                self.history = []
+
+            def on_step_end(self, state):
+                model = state["model"]
+                error = (model(self.x) - self.y).pow(2).mean()
+                self.history.append(error)
+
+
+        class ShadowAverage(Callback):
+            def __init__(self, model, decay=0.99):
+                self.decay = decay
+                self.shadow = [p.clone().detach() for p in model.parameters()]
+
+            def on_step_end(self, state):
+                for s, p in zip(self.shadow, state["model"].parameters()):
+                    s.sub_((1 - self.decay) * (s - p))
+
+
+        def fit(model, loader, callbacks=()):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                loss = (model(x) - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                state = {"loss": loss.item(), "model": model}
+                for cb in callbacks:
+                    cb.on_step_end(state)
+    """
+
+    def test_a_callback_protocol_runs_the_implementation_that_keeps_a_graph(self) -> None:
+        # (zoo rounds 26A/26B ema_swa_callbacks and gp_dkl_closure, modelled on torch_ema and
+        # gpytorch's examples: ``for cb in callbacks: cb.on_step_end(state)`` over callbacks of
+        # several classes; only one keeps a graph, a validation error kept with grad or a
+        # shadow average updated in place without no_grad)
+        found = self.findings(self.CALLBACKS.replace("class ShadowAverage", "class _Unused").replace("s.sub_(", "print("))
+        assert [(line, code) for line, code, _ in found] == [(27, "TLK102")], found
+        kept = self.CALLBACKS.replace("self.history.append(error)", "self.history.append(error.item())")
+        found = self.findings(kept)
+        assert [(line, code) for line, code, _ in found] == [(37, "TLK103")], found
+        assert "torch.no_grad()" in found[0][2]
+        fixed = kept.replace("            def on_step_end(self, state):\n                for s", "            @torch.no_grad()\n            def on_step_end(self, state):\n                for s")
+        assert self.findings(fixed) == []

@@ -4503,6 +4503,11 @@ class _Walker:
                 # every one that keeps keeps it (``for metric in [PSNR(), MAE()]: metric.update(out, y)``):
                 # the first stands for them
                 return keeping[0]
+            # (a callback protocol, ``for cb in callbacks: cb.on_step_end(state)``: when one
+            # implementation alone keeps something that may hold a graph, it stands for them)
+            keeping_graphs = [candidate for candidate in implemented if self._keeps_graphs(candidate)]
+            if len(keeping_graphs) == 1 and len(implemented) > 1:
+                return keeping_graphs[0]
         return None
 
     def _instances_of_the_file(self, receiver: cst.BaseExpression) -> bool:
@@ -4516,6 +4521,13 @@ class _Walker:
         return bool(container.elements) and all(
             element.kind is Kind.INSTANCE and element.cls in self.context.classes for element in container.elements or ()
         )
+
+    def _keeps_graphs(self, definition: cst.FunctionDef) -> bool:
+        """A function of the file whose effects keep a value that holds, or may hold, a graph."""
+        if id(definition) in self.context.in_progress:
+            return False
+        effects = self.walk_function(definition, inherited_no_grad=False).summary.effects
+        return any(effect.kind != "reset" and (effect.value.attached or effect.value.params) for effect in effects)
 
     def _keeps_arguments(self, definition: cst.FunctionDef) -> bool:
         """A function of the file that keeps what it is given (``_keeps_its_arguments``)."""
@@ -5448,6 +5460,17 @@ class _Walker:
             iterated = iterated.func.value
         return dotted(iterated) == key
 
+    def _carried_by_an_element(self, node: cst.Call, key: str, effect: Effect, callee: Optional[Function]) -> Optional[str]:
+        """A state one object of a container carries from what it computes itself (an EMA
+        callback among ``self.callbacks``, ``cb.on_step_end(self)``): the container holds that
+        object, so it holds the state from call to call (``key``, the container as the call names
+        it); None for anything else (one meter's reset resets no other)."""
+        if callee is None or effect.value.params or type(node.func) is not cst.Attribute:
+            return None
+        element = dotted(node.func.value)
+        container = self._iterated_container(element) if element is not None else None
+        return key if container is not None and (key == container or key.startswith(container + ".")) else None
+
     def _iterated_container(self, name: str) -> Optional[str]:
         """``self.callbacks`` when ``name`` is the target of an enclosing ``for name in
         self.callbacks`` over a container the function does not build in that loop."""
@@ -5556,7 +5579,11 @@ class _Walker:
             if effect.when_given >= 0 and _flag_off(node, summary, effect.when_given):
                 continue  # ``self.computer()`` without ``track=True``: the guarded update never runs
             key = self._target_at_call(node, effect.target, summary)
-            if key is None or (in_container and effect.kind in ("reset", "set", "carry")):
+            if key is not None and in_container and effect.kind == "carry":
+                key = self._carried_by_an_element(node, key, effect, callee)
+                if key is None:
+                    continue
+            elif key is None or (in_container and effect.kind in ("reset", "set", "carry")):
                 continue  # (resetting one meter of ``self.meters`` does not reset the others)
             value = substitute(effect.value, bound)
             if self.no_grad and not effect.value.params and value.attached:
@@ -6041,7 +6068,8 @@ class _Walker:
             if (operand.attached or operand.params) and not self.no_grad:
                 summed = method in ("add_", "sub_") and (_chain_root(func.value, frozenset()) is not None or type(func.value) is cst.Call and not (
                     type(func.value.func) is cst.Attribute and func.value.func.attr.value in vocab.IN_PLACE_UPDATES
-                )) and len(node.args) >= 1
+                )) and len(node.args) >= 1 and not any(updated in data_mentions(arg.value) for arg in node.args)
+                # (``s.sub_(k * (s - p))`` takes its own value in: a moving average, not a sum)
                 if summed and operand.attached:
                     # ``total.add_(loss)`` is ``total += loss``: attached values summed into a
                     # tensor kept across iterations (a decay first, ``.mul_(m).add_(x)``, is a

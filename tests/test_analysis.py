@@ -9506,3 +9506,39 @@ class TestRoundTwentySevenShapes:
         assert "torch.no_grad()" in found[0][2]
         fixed = kept.replace("            def on_step_end(self, state):\n                for s", "            @torch.no_grad()\n            def on_step_end(self, state):\n                for s")
         assert self.findings(fixed) == []
+
+    def test_a_recursive_converter_detaching_each_tensor_returns_no_graph(self) -> None:
+        # (zoo round 24C epoch_outputs_trainer, modelled on the Lightning fix that detached step
+        # outputs: ``to_python_scalars`` walks dicts and returns ``value.detach().item()`` for a
+        # tensor; the summary cannot follow the recursion, its tensor branch says what it does)
+        source = """
+            import torch
+            import torch.nn as nn
+
+            def to_python_scalars(value):
+                if isinstance(value, dict):
+                    return {k: to_python_scalars(v) for k, v in value.items()}
+                if torch.is_tensor(value):
+                    return value.detach().item()
+                return value
+
+            class Collector:
+                def __init__(self):
+                    self.outputs = []
+
+                def add(self, output):
+                    self.outputs.append(to_python_scalars(output))
+
+            def fit(model, loader, optimizer):
+                collector = Collector()
+                for x, y in loader:
+                    loss = (model(x) - y).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    collector.add({"loss": loss, "out": model(x)})
+                return collector
+        """
+        assert self.findings(source) == []
+        kept = source.replace("return value.detach().item()", "return value")
+        assert [code for _, code, _ in self.findings(kept)] == ["TLK102"]

@@ -824,15 +824,53 @@ _FIELD_CLASS_DECORATORS: Final = frozenset({"dataclass", "define", "frozen", "mu
 
 
 def _detaching_helper(definition: cst.FunctionDef) -> bool:
-    """A function named for detaching (``detach_tree``, ``repackage_hidden``) whose own body
-    calls ``.detach()`` and calls itself: it detaches what it walks through."""
-    name = definition.name.value.lower()
-    if "detach" not in name and "repackage" not in name:
-        return False
+    """A function that calls itself on the parts of what it is given and detaches the tensors it
+    reaches: its branch for a tensor (``if torch.is_tensor(value):``) returns it detached or as
+    a number (``to_python_scalars``), or, named for detaching (``detach_tree``,
+    ``repackage_hidden``), it calls ``.detach()``. The summary cannot follow the recursion."""
     calls = [node for node in subtree(definition.body) if type(node) is cst.Call]
-    return any(type(call.func) is cst.Attribute and call.func.attr.value == "detach" for call in calls) and any(
-        type(call.func) is cst.Name and call.func.value == definition.name.value for call in calls
-    )
+    if not any(type(call.func) is cst.Name and call.func.value == definition.name.value for call in calls):
+        return False
+    name = definition.name.value.lower()
+    if ("detach" in name or "repackage" in name) and any(
+        type(call.func) is cst.Attribute and call.func.attr.value == "detach" for call in calls
+    ):
+        return True
+    for node in subtree(definition.body):
+        if type(node) is cst.If and tensor_tested(node.test, dotted) is not None:
+            returned = [statement.value for statement in iter_statements(_body(node.body)) if type(statement) is cst.Return]
+            if returned and all(value is not None and _detached_expression(value) for value in returned):
+                return True
+    return False
+
+
+def tensor_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[str]:
+    """The name ``torch.is_tensor(x)`` or ``isinstance(x, torch.Tensor)`` tests, else None
+    (``qualify`` names a callee: through the file's imports, or as written)."""
+    if type(test) is not cst.Call or not test.args:
+        return None
+    name = qualify(test.func) or ""
+    if name in ("torch.is_tensor", "is_tensor") and len(test.args) == 1:
+        return dotted(test.args[0].value)
+    if name == "isinstance" and len(test.args) == 2:
+        kind = qualify(test.args[1].value) or dotted(test.args[1].value) or ""
+        if kind in ("torch.Tensor", "Tensor", "torch.nn.Parameter"):
+            return dotted(test.args[0].value)
+    return None
+
+
+def _detached_expression(node: cst.BaseExpression) -> bool:
+    """``x.detach().item()``, ``x.detach().cpu()``, ``float(x)``: no graph comes out of it."""
+    if type(node) is not cst.Call:
+        return False
+    func = node.func
+    if type(func) is cst.Name:
+        return func.value in ("float", "int")
+    if type(func) is not cst.Attribute:
+        return False
+    if func.attr.value in vocab.TO_NUMBER or func.attr.value in ("detach", "numpy"):
+        return True
+    return func.attr.value in vocab.RESHAPING_METHODS and _detached_expression(func.value)  # (``.detach().cpu()``)
 
 
 def _grown(container: Value, method: str, value: Value) -> Value:
@@ -4558,16 +4596,7 @@ class _Walker:
 
     def _tensor_test(self, test: cst.BaseExpression) -> Optional[str]:
         """The name ``torch.is_tensor(x)`` or ``isinstance(x, torch.Tensor)`` tests, else None."""
-        if type(test) is not cst.Call or not test.args:
-            return None
-        name = self.context.aliases.qualify(test.func) or ""
-        if name == "torch.is_tensor" and len(test.args) == 1:
-            return dotted(test.args[0].value)
-        if name == "isinstance" and len(test.args) == 2:
-            kind = self.context.aliases.qualify(test.args[1].value) or dotted(test.args[1].value) or ""
-            if kind in ("torch.Tensor", "Tensor", "torch.nn.Parameter"):
-                return dotted(test.args[0].value)
-        return None
+        return tensor_tested(test, self.context.aliases.qualify)
 
     def _call_value(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> Value:
         func = node.func

@@ -635,28 +635,15 @@ def _module_constants(module: cst.Module, statements: list[cst.CSTNode]) -> froz
     ``LR, BATCH = 1e-3, 32``) and declared ``global`` nowhere: read in a function, a number."""
     bound: dict[str, int] = {}
     numbers: set[str] = set()
-
-    def bind(target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
-        if type(target) is cst.Name:
-            bound[target.value] = bound.get(target.value, 0) + 1
-            if value is not None and _literal_number(value):
-                numbers.add(target.value)
-        elif type(target) in (cst.Tuple, cst.List):
-            elements = target.elements  # type: ignore[attr-defined]
-            values = value.elements if type(value) in (cst.Tuple, cst.List) else None  # type: ignore[union-attr]
-            for index, element in enumerate(elements):
-                paired = values[index].value if values is not None and len(values) == len(elements) else None
-                bind(element.value, paired)
-
     for top in module.body:
         if type(top) is not cst.SimpleStatementLine:
             continue
         for small in top.body:
             if type(small) is cst.Assign:
                 for target in small.targets:
-                    bind(target.target, small.value if len(small.targets) == 1 else None)
+                    _count_bound(target.target, small.value if len(small.targets) == 1 else None, bound, numbers)
             elif type(small) is cst.AnnAssign and small.value is not None:
-                bind(small.target, small.value)
+                _count_bound(small.target, small.value, bound, numbers)
     # (any other binding of the name makes it a variable: a block at the top level, an import,
     # a def, ``global`` in a function)
     rebound: set[str] = set()
@@ -673,6 +660,20 @@ def _module_constants(module: cst.Module, statements: list[cst.CSTNode]) -> froz
         else:
             rebound.update(_bound_names(top))
     return frozenset(name for name in numbers if bound.get(name) == 1 and name not in rebound)
+
+
+def _count_bound(target: cst.BaseExpression, value: Optional[cst.BaseExpression], bound: dict[str, int], numbers: set[str]) -> None:
+    """Count each name ``target`` binds (in ``bound``), and note those bound to a written number."""
+    if type(target) is cst.Name:
+        bound[target.value] = bound.get(target.value, 0) + 1
+        if value is not None and _literal_number(value):
+            numbers.add(target.value)
+    elif type(target) in (cst.Tuple, cst.List):
+        elements = target.elements  # type: ignore[attr-defined]
+        values = value.elements if type(value) in (cst.Tuple, cst.List) else None  # type: ignore[union-attr]
+        for index, element in enumerate(elements):
+            paired = values[index].value if values is not None and len(values) == len(elements) else None
+            _count_bound(element.value, paired, bound, numbers)
 
 
 def _literal_number(node: cst.BaseExpression) -> bool:

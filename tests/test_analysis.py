@@ -9542,3 +9542,52 @@ class TestRoundTwentySevenShapes:
         assert self.findings(source) == []
         kept = source.replace("return value.detach().item()", "return value")
         assert [code for _, code, _ in self.findings(kept)] == ["TLK102"]
+
+    STATEFUL_SEQ2SEQ = """
+        import torch
+        import torch.nn as nn
+
+
+        class Seq2Seq(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.LSTM(2, 8)
+                self.decoder = nn.LSTMCell(2, 8)
+                self.head = nn.Linear(8, 2)
+                self.state = None
+
+            def _decode(self, x, hidden, steps):
+                outputs = torch.zeros(steps, x.shape[0], 2)
+                for t in range(steps):
+                    hidden = self.decoder(x, hidden)
+                    outputs[t] = self.head(hidden[0])
+                return outputs
+
+            def train_batch(self, inputs, targets, optimizer):
+                if self.state is None:
+                    self.state = (torch.zeros(1, inputs.shape[1], 8), torch.zeros(1, inputs.shape[1], 8))
+                optimizer.zero_grad()
+                _, (h, c) = self.encoder(inputs, self.state)
+                self.state = (h, c)
+                outputs = self._decode(inputs[-1], (h[0], c[0]), targets.shape[0])
+                loss = (outputs - targets).pow(2).mean()
+                loss.backward(retain_graph=True)
+                optimizer.step()
+                return loss.item()
+
+
+        def run(loader):
+            model = Seq2Seq()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+            for inputs, targets in loader:
+                model.train_batch(inputs, targets, optimizer)
+    """
+
+    def test_a_tensor_written_slot_by_slot_is_computed_from_what_is_written(self) -> None:
+        # (zoo round 27A lstm_seq2seq_stateful, modelled on lkulowski/LSTM_encoder_decoder:
+        # ``outputs[t] = decoder_output`` in a decode helper; the helper's result had seemed
+        # to owe nothing to the encoder state it is handed, so the retain over the carried
+        # state was called unneeded, TLK201, instead of TLK202)
+        found = self.findings(self.STATEFUL_SEQ2SEQ)
+        assert [(line, code) for line, code, _ in found] == [(29, "TLK202")], found
+        assert "self.state" in found[0][2]

@@ -3551,6 +3551,7 @@ class _Walker:
         if key is None:
             return
         self._flow(mentions(value_node), key)
+        self._data_flow(value_node, key)  # (``outputs[t] = out``: what ``outputs`` holds is computed from ``out``)
         if container.kind is Kind.TENSOR and self.no_grad:
             return  # a write into a tensor under no_grad records nothing
         if container.kind is Kind.NUMBER:

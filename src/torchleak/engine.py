@@ -329,6 +329,7 @@ def _findings(
 
     def span(node: cst.CSTNode, near: Optional[cst.CSTNode] = None) -> Optional[tuple[int, int, int, int]]:
         """Where ``node`` is in the file; the segment of ``near`` (the reported node) is tried first."""
+        node = facts.stand_ins.get(id(node), node)
         tops = [facts.top_of.get(id(candidate)) for candidate in (node, near) if candidate is not None]
         first = [segment_of[id(top)] for top in tops if top is not None and id(top) in segment_of]
         for index in [*first, *range(len(parsed))]:

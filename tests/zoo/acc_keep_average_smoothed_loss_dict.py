@@ -26,7 +26,7 @@ class KeepAverage:
 
     def update_values(self, value_dict):
         for key, value in value_dict.items():
-            self.update_value(key, value, weighted_avg=True)
+            self.update_value(key, value, weighted_avg=True)  # TLK101
 
 
 class Trainer:
@@ -50,6 +50,6 @@ class Trainer:
         self.model.train()
         for cur_step, batch in enumerate(self.loader):
             loss_dict = self.train_step(batch)
-            self.keep_avg_train.update_values(loss_dict)  # TLK101
+            self.keep_avg_train.update_values(loss_dict)
             if cur_step % 50 == 0:
                 print(cur_step, {k: float(v) for k, v in self.keep_avg_train.avg_values.items()})

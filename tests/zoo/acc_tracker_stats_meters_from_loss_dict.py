@@ -48,7 +48,7 @@ class LTRTrainer:
         if self.stats[loader.name] is None:
             self.stats[loader.name] = OrderedDict({name: AverageMeter() for name in new_stats})
         for name, val in new_stats.items():
-            self.stats[loader.name][name].update(val, batch_size)
+            self.stats[loader.name][name].update(val, batch_size)  # TLK101
 
     def cycle_dataset(self, loader):
         self.actor.net.train(loader.training)
@@ -59,7 +59,7 @@ class LTRTrainer:
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
-            self._update_stats(stats, loader.batch_size, loader)  # TLK101
+            self._update_stats(stats, loader.batch_size, loader)
             if i % 100 == 0:
                 print(loader.name, i, {k: float(m.avg) for k, m in self.stats[loader.name].items()})
 

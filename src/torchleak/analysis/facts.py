@@ -355,6 +355,9 @@ class FileFacts:
     detached_reads: set[str] = field(default_factory=set)
     #: Containers drawn from at random (``random.sample(self.memory, n)``): replay memories.
     drawn_at_random: set[str] = field(default_factory=set)
+    #: ``id`` of a call the walk made up -> the call of the file it stands for (``compute()`` of
+    #: ``compute = functools.partial(f, a)`` is walked as ``f(a)``): reported at the real one.
+    stand_ins: dict[int, cst.CSTNode] = field(default_factory=dict)
     #: Every name called in the file, bare or as an attribute (``reset`` for ``m.reset()``);
     #: computed on first use (``called_names``).
     _called_names: Optional[frozenset[str]] = None

@@ -1808,6 +1808,8 @@ class _FileContext:
     #: computed from them, or only through ``.detach()`` (``fake`` in ``compute_D_loss(real, fake)``
     #: whose discriminator sees ``fake.detach()``).
     cut_arguments: set[int] = field(default_factory=set)
+    #: Calls the walk made up (``functools.partial`` ones called), kept alive while it runs.
+    made_calls: list[cst.Call] = field(default_factory=list)
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -1968,6 +1970,15 @@ class _FileContext:
         known = self._global_classes.get(key, "")
         if known != "":
             return known
+        built = self._global_built(key, set())
+        found = next(iter(built)) if len(built) == 1 and "?" not in built else None
+        self._global_classes[key] = found
+        return found
+
+    def _global_built(self, key: str, visiting: set[str]) -> set[str]:
+        """The classes assignments to the global ``key`` construct ("?" for anything else),
+        through other globals it is set from (``Logger.CURRENT = Logger.DEFAULT``, and back)."""
+        visiting.add(key)
         built: set[str] = set()
         for node in subtree(self.module):
             if type(node) is not cst.Assign or not any(dotted(target.target) == key for target in node.targets):
@@ -1975,11 +1986,13 @@ class _FileContext:
             value = node.value
             if type(value) is cst.Name and value.value == "None":
                 continue
+            if type(value) in (cst.Name, cst.Attribute) and (other := dotted(value)) is not None and "." in other:
+                if other not in visiting:
+                    built |= self._global_built(other, visiting)
+                continue
             name = dotted(value.func) if type(value) is cst.Call else None
             built.add(name if name is not None and name in self.classes else "?")
-        found = next(iter(built)) if len(built) == 1 and "?" not in built else None
-        self._global_classes[key] = found
-        return found
+        return built
 
     def module_strings(self) -> dict[str, Optional[str]]:
         """Module-level names bound once to a string literal (``PRED = "y_pred"``); bound again: None."""
@@ -2476,6 +2489,8 @@ class _Walker:
         self.called_parameters: set[int] = set()
         #: A local bound to an element of a container that outlives the call -> that container.
         self.element_owners: dict[str, str] = {}
+        #: Names bound to ``functools.partial(f, ...)``: called, they call ``f`` with those arguments first.
+        self.partials: dict[str, cst.Call] = {}
         #: Names bound in this function (locals); other names read are globals.
         self.local_names: set[str] = set()
         # Loops of a module's forward (and of the methods it calls) unroll one forward pass;
@@ -2992,6 +3007,10 @@ class _Walker:
                 self.element_owners[key] = owner
             else:
                 self.element_owners.pop(key, None)
+            if type(value_node) is cst.Call and self.context.aliases.qualify(value_node.func) == "functools.partial":
+                self.partials[key] = value_node
+            else:
+                self.partials.pop(key, None)
             iterated = value_node.args[0].value if (
                 type(value_node) is cst.Call and type(value_node.func) is cst.Name and value_node.func.value in ("iter", "next")
                 and len(value_node.args) == 1 and value.kind is Kind.MODULE
@@ -4576,6 +4595,14 @@ class _Walker:
         return _keeps_its_arguments(self.walk_function(definition, inherited_no_grad=False).summary)
 
     def _call(self, node: cst.Call) -> Value:
+        partial = self.partials.get(node.func.value) if type(node.func) is cst.Name else None
+        if partial is not None and partial.args and not partial.args[0].star:
+            # ``compute_losses()`` for ``compute_losses = functools.partial(f, model, x)``: the call
+            # of ``f(model, x)``, walked as one (and reported at this call)
+            made = cst.Call(func=partial.args[0].value, args=[*partial.args[1:], *node.args])
+            self.context.facts.stand_ins[id(made)] = node
+            self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
+            node = made
         func = node.func
         receiver = UNKNOWN
         if type(func) is cst.Attribute:
@@ -5702,6 +5729,23 @@ class _Walker:
                 top = self.context.def_tops.get(id(callee.node))
                 if top is not None:
                     self.context.facts.top_of.setdefault(id(inner.node), top)
+            elif effect.kind in ("accumulate", "store") and (fanned := self._fanned_out(callee, effect)) is not None:
+                # The callee hands each entry of what it is given on, in a loop, to a helper that
+                # keeps it (``for k, v in losses.items(): logger.logkv_mean(k, v.mean())``): the
+                # fix is at that call, per entry; the caller passes a dict it cannot ``.item()``.
+                statement, inner, operand = fanned
+                self._locate(statement)
+                self.context.facts.top_of[id(statement)] = self.context.def_tops.get(id(callee.node), statement)  # type: ignore[union-attr]
+                if effect.kind == "accumulate":
+                    self.function.accumulations.append(Accumulation(
+                        statement, self.context.next_seq(), self.loop, self.function, inner.func, key, "+=", operand, value, via,
+                        in_callee=callee.name,  # type: ignore[union-attr]
+                    ))
+                else:
+                    self.function.stores.append(Store(
+                        statement, self.context.next_seq(), self.loop, self.function, inner.func, key, effect.method or "store",
+                        operand, value, frozenset({"<call>"}), via, callee.name, given=True,  # type: ignore[union-attr]
+                    ))
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
                 stored = self._callee_store(callee, effect) if callee is not None else None
@@ -5789,6 +5833,31 @@ class _Walker:
             self.function.flows_to.setdefault(here, set()).add(there)
             if data:
                 self.function.data_flows_to.setdefault(here, set()).add(there)
+
+    def _fanned_out(self, callee: Optional[Function], effect: Effect) -> Optional[tuple[cst.CSTNode, cst.Call, cst.BaseExpression]]:
+        """The callee's statement, in a loop over a parameter whose entries it keeps through a
+        further helper (``logger.logkv_mean(key, values.mean())`` in ``for key, values in
+        losses.items()``), that call and its argument computed from the entry; None when the
+        effect is not kept so."""
+        if callee is None or type(callee.node) is not cst.FunctionDef or effect.where == callee.name or not effect.value.params:
+            return None
+        statement = callee.effect_nodes.get(id(effect))
+        if statement is None:
+            return None
+        parameters = {name.lstrip("*") for index, name in enumerate(callee.summary.parameters) if index in effect.value.params}
+        for loop in iter_statements(_body(callee.node.body)):
+            if type(loop) is not cst.For or not (mentions(loop.iter) & parameters):
+                continue
+            inside = {id(node) for node in subtree(loop)}
+            if id(statement) not in inside:
+                continue
+            calls = [node for node in subtree(statement) if type(node) is cst.Call and node.args]
+            entries = {node.value for node in subtree(loop.target) if type(node) is cst.Name}
+            if len(calls) != 1:
+                return None
+            given = [arg.value for arg in calls[0].args if data_mentions(arg.value) & entries]
+            return (statement, calls[0], given[-1]) if given else None
+        return None
 
     def _callee_accumulation(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
         """The callee's own ``+=`` behind one of its accumulate effects; for one passed up from a

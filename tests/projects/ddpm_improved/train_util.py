@@ -77,7 +77,7 @@ class TrainLoop:
                 self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # known-miss: TLK102 (LossSecondMomentResampler.update_with_all_losses in resample.py, reached through LossAwareSampler.update_with_local_losses, writes each attached per-sample loss into the tensor self._loss_history, which lives for the whole run; improved-diffusion passes losses['loss'].detach())
 
             loss = (losses["loss"] * weights).mean()
-            log_loss_dict(self.diffusion, t, {k: v * weights for k, v in losses.items()})  # expect: TLK101 (log_loss_dict below hands values.mean() to logger.logkv_mean, and Logger.logkv_mean in logger.py folds it into a running mean in name2val of the module-level logger, cleared only by dumpkvs every log_interval steps)
+            log_loss_dict(self.diffusion, t, {k: v * weights for k, v in losses.items()})
             loss.backward()
         return loss
 
@@ -123,7 +123,7 @@ class TrainLoop:
 
 def log_loss_dict(diffusion, ts, losses):
     for key, values in losses.items():
-        logger.logkv_mean(key, values.mean())
+        logger.logkv_mean(key, values.mean())  # expect: TLK101 (each entry of the loss dict the loop hands over goes to logger.logkv_mean, and Logger.logkv_mean in logger.py folds it into a running mean in name2val of the module-level logger, cleared only by dumpkvs every log_interval steps: .item() here, per entry)
         # Log the quantiles (four quartiles, in particular).
         for sub_t, sub_loss in zip(ts.tolist(), values.detach().tolist()):
             quartile = int(4 * sub_t / diffusion.num_timesteps)

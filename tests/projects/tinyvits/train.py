@@ -250,7 +250,7 @@ def train_and_evaluate(rank, epoch, hps, nets, optims, schedulers, scaler, loade
             "all/mel": mel[0].data.cpu(),
             "all/attn": attn[0,0].data.cpu()
         }
-        utils.summarize(
+        utils.summarize(  # expect: TLK301 (the writer keeps every scalar it is given, r1_reg.last_norm() among them: a norm of a create_graph gradient; reported at this call, the writer being in utils.py)
           writer=writer,
           global_step=global_step,
           images=image_dict,

@@ -108,7 +108,7 @@ class TrainLoop:
                 self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # known-miss: TLK102
 
             loss = (losses["loss"] * weights).mean()
-            log_loss_dict(  # known-false: TLK101 (the author marked this leak at another line)
+            log_loss_dict(
                 self.diffusion, t, {k: v * weights for k, v in losses.items()}
             )
             scale = micro.shape[0] / batch.shape[0]
@@ -163,7 +163,7 @@ class TrainLoop:
 
 def log_loss_dict(diffusion, ts, losses):
     for key, values in losses.items():
-        logger.logkv_mean(key, values.mean())  # known-miss: TLK101
+        logger.logkv_mean(key, values.mean())  # expect: TLK101
         # Log the quantiles (four quartiles, in particular).
         for sub_t, sub_loss in zip(ts.cpu().numpy(), values.detach().cpu().numpy()):
             quartile = int(4 * sub_t / diffusion.num_timesteps)

@@ -13,7 +13,7 @@ class LossTracker:
 
     def update(self, loss_dict, n):
         for name, value in loss_dict.items():
-            self.sums[name] = self.sums.get(name, 0.0) + value * n
+            self.sums[name] = self.sums.get(name, 0.0) + value * n  # TLK101
         self.count += n
 
     def averages(self):
@@ -46,5 +46,5 @@ def train(model: PropertyModel, loader, epochs, lr=1e-3):
             optimizer.zero_grad()
             loss_dict["loss"].backward()
             optimizer.step()
-            tracker.update(loss_dict, batch["energy"].shape[0])  # TLK101
+            tracker.update(loss_dict, batch["energy"].shape[0])
         print(f"epoch {epoch}", tracker.averages())

@@ -649,10 +649,10 @@ def _module_constants(module: cst.Module, statements: list[cst.CSTNode]) -> froz
     rebound: set[str] = set()
     for statement in statements:
         if type(statement) is cst.SimpleStatementLine:
-            rebound.update(item.name.value for small in statement.body if type(small) is cst.Global for item in small.names)  # type: ignore[attr-defined]
+            rebound.update(item.name.value for small in statement.body if type(small) is cst.Global for item in small.names)
     for top in module.body:
-        if type(top) in (cst.FunctionDef, cst.ClassDef):
-            rebound.add(top.name.value)  # type: ignore[attr-defined]
+        if isinstance(top, (cst.FunctionDef, cst.ClassDef)):
+            rebound.add(top.name.value)
         elif type(top) is cst.SimpleStatementLine:
             for small in top.body:
                 if type(small) in (cst.AugAssign, cst.Import, cst.ImportFrom):
@@ -668,9 +668,9 @@ def _count_bound(target: cst.BaseExpression, value: Optional[cst.BaseExpression]
         bound[target.value] = bound.get(target.value, 0) + 1
         if value is not None and _literal_number(value):
             numbers.add(target.value)
-    elif type(target) in (cst.Tuple, cst.List):
-        elements = target.elements  # type: ignore[attr-defined]
-        values = value.elements if type(value) in (cst.Tuple, cst.List) else None  # type: ignore[union-attr]
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        elements = target.elements
+        values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
         for index, element in enumerate(elements):
             paired = values[index].value if values is not None and len(values) == len(elements) else None
             _count_bound(element.value, paired, bound, numbers)
@@ -696,7 +696,7 @@ def _bound_names(node: cst.CSTNode) -> set[str]:
         elif type(child) in (cst.FunctionDef, cst.ClassDef):
             found.add(child.name.value)  # type: ignore[attr-defined]
         elif type(child) is cst.AssignTarget or type(child) is cst.For:
-            found.update(n.value for n in subtree(child.target) if type(n) is cst.Name)  # type: ignore[attr-defined]
+            found.update(n.value for n in subtree(child.target) if type(n) is cst.Name)
         elif type(child) is cst.AsName:
             found.update(n.value for n in subtree(child.name) if type(n) is cst.Name)
         elif type(child) is cst.ImportAlias:
@@ -1474,7 +1474,7 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     if effect.where == summary.name:
         # (or a state it carries from what it computes itself: ``ModelEMA.update`` averaging the
         # parameters of the model it is given, with grad)
-        return summary.key if keeps_in_one_place(summary, effect) or carries_what_it_computes(effect) else ""
+        return summary.key if keeps_in_one_place(summary, effect) or carries_what_it_computes(effect) or effect.per_entry else ""
     # a helper further down, in another module (``Agent.step`` handing the loss it computes to
     # ``TrainingStats.add_loss`` of utils.py), that keeps it in one place: that helper, when
     # the call gives nothing of what is kept (else detaching what it passes is the fix, here)
@@ -1531,7 +1531,13 @@ def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Option
     if type(where) is not cst.Assign or len(where.targets) != 1:
         return None
     target = where.targets[0].target
-    operands = [leaf for leaf in arithmetic_leaves(where.value) if dotted(leaf) != dotted(target)]
+    owner = dotted(target.value) if type(target) is cst.Subscript else dotted(target)
+    def kept(part: cst.BaseExpression) -> bool:  # (not the target, nor ``sums.get(k, 0.0)`` of it)
+        return dotted(part) != dotted(target) and not (owner is not None and _reads_entry_of(part, owner))
+
+    operands = [leaf for leaf in arithmetic_leaves(where.value) if kept(leaf)]
+    if len(operands) > 1:
+        operands = [term for term in additive_terms(where.value) if kept(term)]  # ``value * n``, whole
     operand = operands[0] if len(operands) == 1 else where.value
     return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
 
@@ -3021,9 +3027,12 @@ class _Walker:
         if value.state is State.UNKNOWN and self._is_backwarded(key):
             value = replace(value, state=State.ATTACHED)  # the file backwards it: it holds a graph
         previous = self.env.get(key)
-        if value == UNKNOWN and previous is not None and previous.kind in (Kind.MODULE, Kind.INSTANCE) and previous.cls:
+        if (value == UNKNOWN or value.kind is Kind.NONE and self.branch_depth) and previous is not None and previous.kind in (
+            Kind.MODULE, Kind.INSTANCE
+        ) and previous.cls:
             # ``model = Net()`` then, on another path, ``model = checkpoint["model"]`` (or
-            # ``load(model, path)``): still that kind of object, as far as the file shows
+            # ``load(model, path)``, or ``logger = None`` off rank 0): still that kind of object,
+            # as far as the file shows
             value = previous
         if value.kind is Kind.UNKNOWN and self._is_method_reference(value_node):
             self.method_references.add(key)
@@ -3519,13 +3528,25 @@ class _Walker:
         """Record ``effect`` in the function's summary, at the branch depth it happens; the
         effect as recorded (``effect_nodes`` and ``effect_stores`` are keyed by it)."""
         if type(self.function.node) is cst.FunctionDef:
-            effect = replace(effect, depth=effect.depth + self.branch_depth, in_batch_loop=effect.in_batch_loop or self._in_batch_loop())
+            effect = replace(
+                effect, depth=effect.depth + self.branch_depth, in_batch_loop=effect.in_batch_loop or self._in_batch_loop(),
+                per_entry=effect.per_entry or self._over_a_parameter(effect),
+            )
             if self.flag_guards and effect.when_given < 0:
                 effect = replace(effect, when_given=self.flag_guards[-1])
             self.function.summary.effects.append(effect)
             self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
         return effect
+
+    def _over_a_parameter(self, effect: Effect) -> bool:
+        """The innermost loop runs over a parameter whose entries ``effect`` keeps
+        (``for name, value in metrics.items():``)."""
+        loop = self.loops[-1].node if self.loops else None
+        if type(loop) is not cst.For or not effect.value.params:
+            return False
+        given = {self.parameters[index].lstrip("*") for index in effect.value.params if index < len(self.parameters)}
+        return bool(mentions(loop.iter) & given)
 
     def _store(
         self,
@@ -5729,22 +5750,23 @@ class _Walker:
                 top = self.context.def_tops.get(id(callee.node))
                 if top is not None:
                     self.context.facts.top_of.setdefault(id(inner.node), top)
-            elif effect.kind in ("accumulate", "store") and (fanned := self._fanned_out(callee, effect)) is not None:
+            elif effect.kind in ("accumulate", "store") and self._in_batch_loop() and (fanned := self._fanned_out(callee, effect)) is not None:
                 # The callee hands each entry of what it is given on, in a loop, to a helper that
                 # keeps it (``for k, v in losses.items(): logger.logkv_mean(k, v.mean())``): the
                 # fix is at that call, per entry; the caller passes a dict it cannot ``.item()``.
-                statement, inner, operand = fanned
+                statement, handing, operand = fanned
                 self._locate(statement)
-                self.context.facts.top_of[id(statement)] = self.context.def_tops.get(id(callee.node), statement)  # type: ignore[union-attr]
+                assert callee is not None  # (``_fanned_out`` found the statement in it)
+                self.context.facts.top_of[id(statement)] = self.context.def_tops.get(id(callee.node), statement)
                 if effect.kind == "accumulate":
                     self.function.accumulations.append(Accumulation(
-                        statement, self.context.next_seq(), self.loop, self.function, inner.func, key, "+=", operand, value, via,
-                        in_callee=callee.name,  # type: ignore[union-attr]
+                        statement, self.context.next_seq(), self.loop, self.function, handing.func, key, "+=", operand, value, via,
+                        in_callee=callee.name,
                     ))
                 else:
                     self.function.stores.append(Store(
-                        statement, self.context.next_seq(), self.loop, self.function, inner.func, key, effect.method or "store",
-                        operand, value, frozenset({"<call>"}), via, callee.name, given=True,  # type: ignore[union-attr]
+                        statement, self.context.next_seq(), self.loop, self.function, handing.func, key, effect.method or "store",
+                        operand, value, frozenset({"<call>"}), via, callee.name, given=True,
                     ))
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
@@ -5851,12 +5873,14 @@ class _Walker:
             inside = {id(node) for node in subtree(loop)}
             if id(statement) not in inside:
                 continue
-            calls = [node for node in subtree(statement) if type(node) is cst.Call and node.args]
             entries = {node.value for node in subtree(loop.target) if type(node) is cst.Name}
-            if len(calls) != 1:
+            # (the call the statement is: ``self.by_split.setdefault(s, {}).update(v)``'s ``update``)
+            small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else statement
+            call = small.value if type(small) is cst.Expr else None
+            if type(call) is not cst.Call:
                 return None
-            given = [arg.value for arg in calls[0].args if data_mentions(arg.value) & entries]
-            return (statement, calls[0], given[-1]) if given else None
+            given = [arg.value for arg in call.args if data_mentions(arg.value) & entries]
+            return (statement, call, given[-1]) if given else None
         return None
 
     def _callee_accumulation(self, callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
@@ -5903,7 +5927,7 @@ class _Walker:
         calls = sum(1 for called, _ in self.context.evidence.call_nodes if called == callee.name)
         if calls != 1:
             return False
-        return keeps_in_one_place(callee.summary, effect)
+        return keeps_in_one_place(callee.summary, effect) or effect.per_entry
 
     def _dispatched_over_classes(self, node: cst.Call) -> bool:
         """The call runs a method that several classes of the file implement, on an object whose

@@ -597,7 +597,7 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
         key for key, function in helpers.items()
         if any(
             effect.kind in ("store", "accumulate")
-            and (effect.where == function.name and keeps_in_one_place(function.summary, effect) or computed_and_handed_on(function.summary, effect))
+            and (effect.where == function.name and (keeps_in_one_place(function.summary, effect) or effect.per_entry) or computed_and_handed_on(function.summary, effect))
             for effect in function.summary.effects
         )
     }
@@ -647,7 +647,7 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
             if own is not None:
                 return own
             continue
-        if effect.kind != kind or effect.where != helper.name or not keeps_in_one_place(helper.summary, effect):
+        if effect.kind != kind or effect.where != helper.name or not (keeps_in_one_place(helper.summary, effect) or effect.per_entry):
             continue
         statement = helper.effect_nodes.get(id(effect))
         if isinstance(event, Store):

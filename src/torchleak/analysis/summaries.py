@@ -60,6 +60,10 @@ class Effect:
     #: statement (``if track: self._update_history(out)``): a call that does not pass it (or
     #: passes ``False``/``None``) never runs it; -1 when nothing guards it so.
     when_given: int = -1
+    #: It keeps the entries of a parameter one by one, in a loop over it (``for name, value in
+    #: metrics.items(): self.sums[name] += value * n``): the fix goes there, per entry, since a
+    #: caller hands over a dict it cannot ``.item()``.
+    per_entry: bool = False
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
@@ -75,6 +79,8 @@ class Effect:
             data["origin"] = self.origin
         if self.depth:
             data["depth"] = self.depth
+        if self.per_entry:
+            data["per_entry"] = True
         return data
 
     @classmethod
@@ -93,6 +99,7 @@ class Effect:
             bool(data.get("in_batch_loop", False)),
             tuple(int(position) for position in cast(list[int], data.get("keyed", []))),
             int(cast(int, data.get("when_given", -1))),
+            bool(data.get("per_entry", False)),
         )
 
 

@@ -231,6 +231,9 @@ def join(*values: Value) -> Value:
     first = values[0]
     if all(value == first for value in values):
         return first
+    objects = [value for value in values if value.kind is not Kind.NONE]
+    if objects and len(objects) < len(values) and all(value.kind in (Kind.MODULE, Kind.INSTANCE) and value.cls for value in objects):
+        return join(*objects)  # ``Logger(...) if rank == 0 else None``: the logger, where it is one
     state = _joined_state(values)
     kinds = {value.kind for value in values}
     known = [value for value in values if value.kind is not Kind.UNKNOWN or value.state is not State.UNKNOWN]

@@ -9738,3 +9738,70 @@ class TestRoundTwentySevenShapes:
         assert [(line, code) for line, code, _ in found] == [(13, "TLK101")], found
         fixed = self.PER_ENTRY.replace('{"l1": (out - y).abs().mean()}', '{"l1": (out - y).abs().mean().item()}')
         assert self.findings(fixed) == []
+
+    def test_task_losses_returned_through_a_summary_and_a_dict_kept_per_entry(self) -> None:
+        # (zoo round 27B meta_interp_total_losses, modelled on myungsub/meta-interpolation issue 4
+        # and HowToTrainYourMAMLPytorch: the task losses are stacked into the dict a helper
+        # builds and ``forward`` returns, whose "loss" the caller backwards: kept for it; the
+        # experiment builder keeps each entry of the losses dict, train and val: fixed there)
+        source = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class Meta(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def summarize(self, total_losses):
+                    losses = dict()
+                    losses["loss"] = torch.mean(torch.stack(total_losses))
+                    return losses
+
+                def forward(self, tasks):
+                    total_losses = []
+                    for x, y in tasks:
+                        task_losses = []
+                        for _ in range(2):
+                            task_losses.append(F.l1_loss(self.net(x), y))
+                        total_losses.append(torch.sum(torch.stack(task_losses)))
+                    losses = self.summarize(total_losses)
+                    return losses, None
+
+                def meta_update(self, loss):
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+                def run_train_iter(self, tasks):
+                    losses, _ = self.forward(tasks)
+                    self.meta_update(loss=losses["loss"])
+                    return losses
+
+
+            class Builder:
+                def __init__(self, model):
+                    self.model = model
+                    self.total_losses = dict()
+
+                def _accumulate_losses(self, losses, phase):
+                    for key, value in losses.items():
+                        self.total_losses.setdefault(phase + key, []).append(value)
+
+                def train_iteration(self, batch):
+                    self._accumulate_losses(self.model.run_train_iter(batch), "train")
+
+                def evaluation_iteration(self, batch):
+                    self._accumulate_losses(self.model.run_train_iter(batch), "val")
+
+                def run(self, loader):
+                    for batch in loader:
+                        self.train_iteration(batch)
+                        self.evaluation_iteration(batch)
+        """
+        found = self.findings(source)
+        assert [(line, code) for line, code, _ in found] == [(46, "TLK102")], found
+        assert self.findings(source.replace(".append(value)", ".append(float(value))")) == []

@@ -676,6 +676,15 @@ def _count_bound(target: cst.BaseExpression, value: Optional[cst.BaseExpression]
             _count_bound(element.value, paired, bound, numbers)
 
 
+def _plain_number(node: cst.BaseExpression) -> bool:
+    """``0.1``, ``loss.item()``, ``float(x)``: a number, no tensor."""
+    if _literal_number(node):
+        return True
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist"):
+        return True
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("float", "int")
+
+
 def _literal_number(node: cst.BaseExpression) -> bool:
     """``10``, ``-1e-3``, ``2 ** 10``, ``64 * 64``: a number written out."""
     if type(node) in (cst.Integer, cst.Float):
@@ -1792,6 +1801,7 @@ class _FileContext:
     #: False when the externals are known to be empty (no project): nothing resolves to them.
     imports_from_project: bool = True
     _argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
+    _calls_by_id: Optional[dict[int, cst.Call]] = None
     _importer_argument_classes: Optional[dict[tuple[str, int], set[str]]] = None
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
@@ -1844,6 +1854,12 @@ class _FileContext:
                 index.setdefault(callee, set()).add(caller)
             self._callers_of = {callee: frozenset(callers) for callee, callers in index.items()}
         return self._callers_of.get(qualified, frozenset())
+
+    def call_nodes_by_id(self) -> dict[int, cst.Call]:
+        """Every call of the file by ``id`` (``Evidence.call_nodes`` names them so; made once)."""
+        if self._calls_by_id is None:
+            self._calls_by_id = {id(node): node for node in subtree(self.module) if type(node) is cst.Call}
+        return self._calls_by_id
 
     def argument_classes(self, function: str, position: int) -> set[str]:
         """The classes of the file the evidence says calls pass to ``function`` at ``position``
@@ -5914,6 +5930,10 @@ class _Walker:
         is fixed at the call that passes the graph."""
         if callee is None or type(self.function.node) is not cst.FunctionDef:
             return False
+        if effect.per_entry and effect.where == callee.name:
+            # (each entry of a dict it is given, kept one by one: fixed there, per entry, unless
+            # another call gives it plain numbers, which a ``.item()`` there would break)
+            return not self._given_numbers(callee, effect)
         if self.context.callers_of(callee.name) != {self.function.name} or callee.name in self.context.externals.called_with_grad_by_importers:
             return False
         func = node.func
@@ -5928,6 +5948,22 @@ class _Walker:
         if calls != 1:
             return False
         return keeps_in_one_place(callee.summary, effect) or effect.per_entry
+
+    def _given_numbers(self, callee: Function, effect: Effect) -> bool:
+        """Some call of ``callee`` in the file passes, where ``effect`` keeps entries, a dict
+        literal holding a plain number (``update_running(running, {"lr": 0.1})``)."""
+        calls = self.context.call_nodes_by_id()
+        for called, call_id in self.context.evidence.call_nodes:
+            call = calls.get(call_id)
+            if called != callee.name or call is None:
+                continue
+            for index in effect.value.params:
+                given = argument_at(call, callee.summary, index)
+                if type(given) is cst.Dict and any(
+                    type(element) is cst.DictElement and _plain_number(element.value) for element in given.elements
+                ):
+                    return True
+        return False
 
     def _dispatched_over_classes(self, node: cst.Call) -> bool:
         """The call runs a method that several classes of the file implement, on an object whose

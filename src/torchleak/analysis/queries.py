@@ -242,6 +242,13 @@ def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
         if positions is None or name in facts.backwarded_by_importers:
             return True
         returned_at = _returned_at(function, event.key)
+        if returned_at == set():
+            # returned as what it is computed into (``losses = self.summarize(total_losses)``)
+            for key in function.derived_from({event.key}) - {event.key}:
+                through = _returned_at(function, key)
+                if through is None:
+                    return True
+                returned_at |= through
         return returned_at is None or bool(returned_at & positions)
     if loop.has_optimizer_step:
         return False

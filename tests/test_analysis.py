@@ -9805,3 +9805,53 @@ class TestRoundTwentySevenShapes:
         found = self.findings(source)
         assert [(line, code) for line, code, _ in found] == [(46, "TLK102")], found
         assert self.findings(source.replace(".append(value)", ".append(float(value))")) == []
+
+    def test_what_a_helper_returns_from_a_list_or_sum_it_leaks_is_reported_once(self) -> None:
+        # (zoo round 27B cis522_deep_linear_losses and deeprank_eval_loss_val, modelled on
+        # CIS-522 course-content PR 2 and DeepRank issue 210: ``curves[depth] = train(...)``
+        # keeps the list ``train`` fills with attached losses, and ``_, acc, val_loss =
+        # self.eval(loader)`` the sum ``eval`` keeps attached: each reported where it is made)
+        source = """
+            import torch
+            import torch.nn as nn
+
+
+            def train(model, data, epochs):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                losses = []
+                for _ in range(epochs):
+                    for x, y in data:
+                        l = (model(x) - y).pow(2).mean()
+                        opt.zero_grad()
+                        l.backward()
+                        opt.step()
+                        losses.append(l)
+                return losses
+
+
+            class Trainer:
+                def __init__(self, model, loader):
+                    self.model, self.loader = model, loader
+                    self.valid_loss = []
+
+                def eval(self, loader):
+                    loss_val = 0
+                    for x, y in loader:
+                        loss_val += (self.model(x) - y).pow(2).mean()
+                    return 0, 0.0, loss_val
+
+                def fit(self, epochs):
+                    for _ in range(epochs):
+                        _, acc, val_loss = self.eval(self.loader)
+                        self.valid_loss.append(val_loss)
+                        print(f"val {val_loss.item():.3f}")
+
+
+            def sweep(data, epochs):
+                curves = {}
+                for depth in (1, 2):
+                    curves[depth] = train(nn.Linear(4, 1), data, epochs)
+                return curves
+        """
+        found = self.findings(source)
+        assert [(line, code) for line, code, _ in found] == [(15, "TLK102"), (27, "TLK101")], found

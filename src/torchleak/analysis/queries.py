@@ -465,6 +465,9 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
     if not isinstance(event, Store) or event.loop is None:
         return False
     store_loop = event.loop
+    direct = _called_function(event.value_node, function)
+    if direct is not None and _returns_a_leaking_sum(facts, direct):
+        return True  # ``curves[depth] = train(model, ...)``, whose own list is reported in ``train``
     sums = {
         accumulation.key for accumulation in function.accumulations
         if accumulation.loop is not None and accumulation.loop is not store_loop and store_loop in list(accumulation.loop.enclosing())
@@ -476,7 +479,7 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         latest = max(bound, key=lambda binding: binding.seq) if bound else None
         if latest is None or not (latest.value.attached or latest.value.params):
             continue  # (a number, or a name the function does not bind)
-        called = _called_name(latest.node)
+        called = _called_function(latest.node.value, function) if type(latest.node) is cst.Assign else None
         if name in sums or sums & function.sources_of({name}, data_only=True) or (
             called is not None and store_loop.contains(latest.seq) and _returns_a_leaking_sum(facts, called)
         ):
@@ -486,25 +489,33 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
     return found
 
 
-def _called_name(statement: cst.CSTNode) -> Optional[str]:
-    """``validate`` for ``valid = validate(...)`` (a function of the file, by its bare name)."""
-    if type(statement) is cst.Assign and type(statement.value) is cst.Call and type(statement.value.func) is cst.Name:
-        return statement.value.func.value
+def _called_function(value: cst.BaseExpression, function: Function) -> Optional[str]:
+    """``validate`` for ``validate(...)`` (a function of the file, by its bare name),
+    ``Trainer.eval`` for ``self.eval(...)`` in a method of ``Trainer``."""
+    if type(value) is not cst.Call:
+        return None
+    func = value.func
+    if type(func) is cst.Name:
+        return func.value
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" and function.cls is not None:
+        return f"{function.cls}.{func.attr.value}"
     return None
 
 
 def _returns_a_leaking_sum(facts: FileFacts, name: str) -> bool:
-    """The file's function ``name`` returns what a sum it keeps attached over its loop is
-    computed from (that sum is reported there)."""
+    """The file's function ``name`` returns what a sum, or a list, it keeps attached over its
+    loop is computed from (that sum or list is reported there: ``losses.append(loss)`` in a
+    ``train`` returning ``losses``)."""
     helper = next((function for function in facts.functions if function.name == name), None)
-    if helper is None or not helper.accumulations or type(helper.node) is not cst.FunctionDef:
+    if helper is None or not (helper.accumulations or helper.stores) or type(helper.node) is not cst.FunctionDef:
         return False
     returned: set[str] = set()
     for statement in own_returns(helper.node):
         if statement.value is not None:
             returned |= data_mentions(statement.value)
-    sources = helper.sources_of(returned, data_only=True)
-    return any(accumulation.key in sources and _leaking(facts, helper, accumulation) is not None for accumulation in helper.accumulations)
+    sources = helper.sources_of(returned, data_only=True) | returned
+    kept: list[Held] = [*helper.accumulations, *helper.stores]
+    return any(event.key in sources and _leaking(facts, helper, event) is not None for event in kept)
 
 
 def _summed_within_one_step(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:

@@ -9855,3 +9855,44 @@ class TestRoundTwentySevenShapes:
         """
         found = self.findings(source)
         assert [(line, code) for line, code, _ in found] == [(15, "TLK102"), (27, "TLK101")], found
+
+    def test_an_isinstance_test_makes_the_object_one_in_its_branch(self) -> None:
+        # (projects round 17 guided_diffusion_small, modelled on openai/guided-diffusion:
+        # ``if isinstance(self.schedule_sampler, LossAwareSampler): ...update_with_local_losses``
+        # on a sampler the file builds as a UniformSampler by default)
+        source = """
+            import torch
+            import torch.nn as nn
+
+
+            class UniformSampler:
+                def weights(self):
+                    return 1.0
+
+
+            class LossAwareSampler(UniformSampler):
+                def __init__(self):
+                    self.history = []
+
+                def update_with_local_losses(self, losses):
+                    self.history.append(losses)
+
+
+            class TrainLoop:
+                def __init__(self, model, sampler=None):
+                    self.model = model
+                    self.sampler = sampler or UniformSampler()
+                    self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def run(self, loader):
+                    for x in loader:
+                        losses = self.model(x).pow(2).mean(1)
+                        if isinstance(self.sampler, LossAwareSampler):
+                            self.sampler.update_with_local_losses(losses)
+                        self.opt.zero_grad()
+                        losses.mean().backward()
+                        self.opt.step()
+        """
+        found = self.findings(source)
+        assert [(line, code) for line, code, _ in found] == [(16, "TLK102")], found
+        assert self.findings(source.replace("update_with_local_losses(losses)\n", "update_with_local_losses(losses.detach())\n")) == []

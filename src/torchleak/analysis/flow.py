@@ -2791,6 +2791,10 @@ class _Walker:
                 saved = {key: self.env.get(key) for key in narrowed}
                 for key in narrowed:
                     self.env[key] = NUMBER  # ``if type(x) == np.ndarray: return x``: an array, no graph
+                instance = self._narrowed_to_class(node.test)
+                if instance is not None:
+                    # ``if isinstance(self.sampler, LossAwareSampler):``: one, in the branch
+                    self.env[instance[0]] = instance[1]
                 self.no_grad = outer_no_grad or trains_in == "orelse"
                 marks = self._event_marks()
                 tested = _tested_for_none(node.test)
@@ -4029,6 +4033,20 @@ class _Walker:
         """The class every call in the file passes at ``index`` (None if they differ)."""
         classes = self.context.argument_classes(function, index)
         return next(iter(classes)) if len(classes) == 1 else None
+
+    def _narrowed_to_class(self, test: cst.BaseExpression) -> Optional[tuple[str, Value]]:
+        """``(key, an object of C)`` for ``isinstance(key, C)`` with ``C`` a class the file (or
+        the project) shows, when ``key`` is not known to be one of its subclasses already."""
+        if type(test) is not cst.Call or type(test.func) is not cst.Name or test.func.value != "isinstance" or len(test.args) != 2:
+            return None
+        key, name = dotted(test.args[0].value), dotted(test.args[1].value)
+        instance = self._instance_of(name)
+        if key is None or instance is None or instance.cls is None:
+            return None
+        held = self._lookup(key)
+        if held.cls is not None and any(info.name == instance.cls for info in self.context.class_chain(held.cls)):
+            return None  # already one (a subclass of it, maybe)
+        return key, replace(instance, state=held.state if held.state is not State.UNKNOWN else instance.state)
 
     def _instance_of(self, name: Optional[str]) -> Optional[Value]:
         """An object of the class ``name`` names (of the file, or the project's by name or key)."""

@@ -1,0 +1,3 @@
+"""
+Codebase for "Diffusion Models Beat GANS on Image Synthesis", small CPU port.
+"""

@@ -797,6 +797,43 @@ smooth = smooth.lerp(loss.detach(), 0.02)
 """,
         tensor=0,
     ),
+    Shape(
+        "a logger summing each entry of the dict of losses it is given, per epoch",
+        "TLK101",
+        COMMON + """
+model = nn.Linear(32, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+class EpochLogger:
+    def __init__(self):
+        self.sums = {}
+
+    def accumulate(self, metrics, n):
+        for name, value in metrics.items():
+            self.sums[name] = self.sums.get(name, 0.0) + value * n
+
+
+logger = EpochLogger()
+""",
+        """
+out = model(x)
+loss = F.cross_entropy(out, y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+logger.accumulate({"ce": F.cross_entropy(out, y), "l1": out.abs().mean()}, n=16)
+""",
+        """
+out = model(x)
+loss = F.cross_entropy(out, y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+logger.accumulate({"ce": F.cross_entropy(out, y).item(), "l1": out.abs().mean().item()}, n=16)
+""",
+        tensor=532,
+    ),
 ]
 
 

@@ -9896,3 +9896,30 @@ class TestRoundTwentySevenShapes:
         found = self.findings(source)
         assert [(line, code) for line, code, _ in found] == [(16, "TLK102")], found
         assert self.findings(source.replace("update_with_local_losses(losses)\n", "update_with_local_losses(losses.detach())\n")) == []
+
+    def test_a_modules_decoding_cache_reset_under_a_condition_is_left_to_its_callers(self) -> None:
+        # (the pinned corpus: RecurrentGemma's recurrent block keeps ``self.conv1d_state`` from one
+        # decoding step to the next, reset when missing or resized; a forward is run per batch by
+        # callers that backward it or not: the reset under a condition still counts there)
+        source = """
+            import torch
+            import torch.nn as nn
+
+
+            class Block(nn.Module):
+                def __init__(self, width):
+                    super().__init__()
+                    self.conv = nn.Conv1d(8, 8, width)
+                    self.state = None
+
+                def forward(self, x, use_cache=True):
+                    if use_cache:
+                        if self.state is None or self.state.shape[0] != x.shape[0]:
+                            self.state = torch.zeros(x.shape[0], 8, 3)
+                        window = torch.cat((self.state, x), -1)
+                        self.state = window[:, :, 1:]
+                        return self.conv(window)
+                    self.state = None
+                    return self.conv(x)
+        """
+        assert self.findings(source) == []

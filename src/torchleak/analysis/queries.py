@@ -866,7 +866,7 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     # unrolled within one step and backwarded after the loop (BPTT, A3C rollouts);
                     # the loop around it must still start each rollout afresh
                     continue
-                if not loop.has_backward:
+                if not loop.has_backward and not loop.per_batch_method:
                     # nothing ever differentiates the chain: a reset at an episode's end
                     # (``if done: h = policy.initial_state()``) bounds it by the episode only
                     resets = [other for other in resets if other.branch_depth <= loop.branch_depth]

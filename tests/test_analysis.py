@@ -9909,17 +9909,21 @@ class TestRoundTwentySevenShapes:
             class Block(nn.Module):
                 def __init__(self, width):
                     super().__init__()
+                    self.linear = nn.Linear(8, 8)
                     self.conv = nn.Conv1d(8, 8, width)
                     self.state = None
 
                 def forward(self, x, use_cache=True):
+                    x = self.linear(x).transpose(1, 2)
                     if use_cache:
                         if self.state is None or self.state.shape[0] != x.shape[0]:
                             self.state = torch.zeros(x.shape[0], 8, 3)
                         window = torch.cat((self.state, x), -1)
                         self.state = window[:, :, 1:]
-                        return self.conv(window)
-                    self.state = None
-                    return self.conv(x)
+                        out = self.conv(window)
+                    else:
+                        self.state = None
+                        out = self.conv(x)
+                    return out
         """
         assert self.findings(source) == []

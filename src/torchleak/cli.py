@@ -22,7 +22,7 @@ from torchleak.engine import DEFAULT_SELECT, NOTICE_CODE, SYNTAX_CODE, check_sou
 from torchleak.fix import fix_files, offered_fixes
 from torchleak.formats import FORMATS, FileReport, TextStyle, rule_name, write_notes, write_statistics, write_text
 from torchleak.notebooks import NotebookError, extract, is_notebook
-from torchleak.rules import ALL_RULES, RULES_BY_CODE
+from torchleak.rules import ALL_RULES
 
 #: Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16

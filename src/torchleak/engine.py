@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import re
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Optional

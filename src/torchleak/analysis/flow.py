@@ -4654,10 +4654,19 @@ class _Walker:
         if partial is not None and partial.args and not partial.args[0].star:
             # ``compute_losses()`` for ``compute_losses = functools.partial(f, model, x)``: the call
             # of ``f(model, x)``, walked as one (and reported at this call)
-            made = cst.Call(func=partial.args[0].value, args=[*partial.args[1:], *node.args])
-            self.context.facts.stand_ins[id(made)] = node
-            self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
-            node = made
+            given = [*partial.args[1:], *node.args]
+            # (positional ones first, as Python binds them: the partial's, then the call's)
+            ordered = [arg for arg in given if arg.keyword is None and arg.star != "**"] + [
+                arg for arg in given if arg.keyword is not None or arg.star == "**"
+            ]
+            try:
+                made = cst.Call(func=partial.args[0].value, args=ordered)
+            except cst.CSTValidationError:
+                made = None
+            if made is not None:
+                self.context.facts.stand_ins[id(made)] = node
+                self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
+                node = made
         func = node.func
         receiver = UNKNOWN
         if type(func) is cst.Attribute:

@@ -74,7 +74,7 @@ class TrainLoop:
             losses = compute_losses()
 
             if isinstance(self.schedule_sampler, LossAwareSampler):
-                self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # known-miss: TLK102 (LossSecondMomentResampler.update_with_all_losses in resample.py, reached through LossAwareSampler.update_with_local_losses, writes each attached per-sample loss into the tensor self._loss_history, which lives for the whole run; improved-diffusion passes losses['loss'].detach())
+                self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # expect: TLK102 (LossSecondMomentResampler.update_with_all_losses in resample.py, reached through LossAwareSampler.update_with_local_losses, writes each attached per-sample loss into the tensor self._loss_history, which lives for the whole run; improved-diffusion passes losses['loss'].detach())
 
             loss = (losses["loss"] * weights).mean()
             log_loss_dict(self.diffusion, t, {k: v * weights for k, v in losses.items()})

@@ -63,7 +63,7 @@ class Trainer:
     def fit(self, train_data, valid_data, epochs=3):
         for epoch_idx in range(epochs):
             train_loss = self._train_epoch(train_data, epoch_idx)
-            self.train_loss_dict[epoch_idx] = sum(train_loss) if isinstance(train_loss, tuple) else train_loss  # expect: TLK102
+            self.train_loss_dict[epoch_idx] = sum(train_loss) if isinstance(train_loss, tuple) else train_loss  # (what _train_epoch returns from the sum it keeps attached: reported there)
             train_auc = auc(self.train_collector.get_data_struct()) if self.train_metrics else None
             valid_score = self.evaluate(valid_data)
             self.best_valid_score, self.cur_step, stop, improved = early_stopping(

@@ -54,7 +54,7 @@ class Exp_Informer(object):
             model_optim.step()
             train_loss = self.recorder.average('train_item')
             vali_loss = self.vali(vali_loader)
-            self.early_stopping(vali_loss, self.model, path)  # the only call of EarlyStopping.__call__: reported at its store (utils/tools.py:26)
+            self.early_stopping(vali_loss, self.model, path)  # keeps vali's loss: reported where vali keeps its list attached (line 35)
             print("Epoch: {0} | Train Loss: {1:.5f} Vali Loss: {2:.5f}".format(epoch + 1, train_loss, float(vali_loss)))
             if self.early_stopping.early_stop:
                 break

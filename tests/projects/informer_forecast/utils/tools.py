@@ -23,7 +23,7 @@ class EarlyStopping:
         self.history = []
 
     def __call__(self, val_loss, model, path):
-        self.history.append(val_loss)  # expect: TLK102 (exp/exp_informer.py)
+        self.history.append(val_loss)  # (the loss vali returns, from the list it keeps attached: reported there, exp/exp_informer.py)
         score = -val_loss
         if self.best_score is None:
             self.best_score = score

@@ -620,6 +620,7 @@ class _FileIndex:
                 if type(nested) is cst.FunctionDef:
                     self.def_tops[id(nested)] = top
         self._bodies: dict[int, _Body] = {}
+        self._detaching: dict[int, bool] = {}
         self.aliases = ImportAliases(s for s in self.statements if type(s) is cst.Import or type(s) is cst.ImportFrom)
         self.constants = _module_constants(module, self.statements)
 
@@ -629,14 +630,25 @@ class _FileIndex:
             found = self._bodies[id(definition)] = _Body(definition)
         return found
 
+    def detaching_helper(self, definition: cst.FunctionDef) -> bool:
+        """``_detaching_helper`` of a definition, once per file (its calls are many, in both walks)."""
+        found = self._detaching.get(id(definition))
+        if found is None:
+            found = self._detaching[id(definition)] = _detaching_helper(definition)
+        return found
+
 
 def _module_constants(module: cst.Module, statements: list[cst.CSTNode]) -> frozenset[str]:
     """Module-level names bound once, at the top level, to a literal number (``label_dim = 10``,
     ``LR, BATCH = 1e-3, 32``) and declared ``global`` nowhere: read in a function, a number."""
     bound: dict[str, int] = {}
     numbers: set[str] = set()
+    # (any other binding of the name makes it a variable: a block at the top level, an import,
+    # a def, ``global`` in a function)
+    rebound: set[str] = set()
     for top in module.body:
         if type(top) is not cst.SimpleStatementLine:
+            rebound.update({top.name.value} if isinstance(top, (cst.FunctionDef, cst.ClassDef)) else _bound_names(top))
             continue
         for small in top.body:
             if type(small) is cst.Assign:
@@ -644,21 +656,11 @@ def _module_constants(module: cst.Module, statements: list[cst.CSTNode]) -> froz
                     _count_bound(target.target, small.value if len(small.targets) == 1 else None, bound, numbers)
             elif type(small) is cst.AnnAssign and small.value is not None:
                 _count_bound(small.target, small.value, bound, numbers)
-    # (any other binding of the name makes it a variable: a block at the top level, an import,
-    # a def, ``global`` in a function)
-    rebound: set[str] = set()
+            elif type(small) in (cst.AugAssign, cst.Import, cst.ImportFrom):
+                rebound.update(_bound_names(small))
     for statement in statements:
         if type(statement) is cst.SimpleStatementLine:
             rebound.update(item.name.value for small in statement.body if type(small) is cst.Global for item in small.names)
-    for top in module.body:
-        if isinstance(top, (cst.FunctionDef, cst.ClassDef)):
-            rebound.add(top.name.value)
-        elif type(top) is cst.SimpleStatementLine:
-            for small in top.body:
-                if type(small) in (cst.AugAssign, cst.Import, cst.ImportFrom):
-                    rebound.update(_bound_names(small))
-        else:
-            rebound.update(_bound_names(top))
     return frozenset(name for name in numbers if bound.get(name) == 1 and name not in rebound)
 
 
@@ -1473,6 +1475,12 @@ def keeps_in_one_place(summary: Summary, effect: Effect) -> bool:
     return bool(given) and sum(1 for other in summary.effects if other.kind == effect.kind and _given(other) & given) == 1
 
 
+def fixed_at_its_line(summary: Summary, effect: Effect) -> bool:
+    """What the function keeps of its arguments is fixed at the statement that keeps it: kept
+    in one place, or each entry of a dict it is given kept one by one (``Effect.per_entry``)."""
+    return keeps_in_one_place(summary, effect) or effect.per_entry
+
+
 def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Function]) -> str:
     """``utils.py:Logger.log`` for a call of another module's helper that keeps what it is
     given in one place (so that, when nothing else in the project calls it, the fix is that
@@ -1483,7 +1491,7 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     if effect.where == summary.name:
         # (or a state it carries from what it computes itself: ``ModelEMA.update`` averaging the
         # parameters of the model it is given, with grad)
-        return summary.key if keeps_in_one_place(summary, effect) or carries_what_it_computes(effect) or effect.per_entry else ""
+        return summary.key if fixed_at_its_line(summary, effect) or carries_what_it_computes(effect) else ""
     # a helper further down, in another module (``Agent.step`` handing the loss it computes to
     # ``TrainingStats.add_loss`` of utils.py), that keeps it in one place: that helper, when
     # the call gives nothing of what is kept (else detaching what it passes is the fix, here)
@@ -1889,6 +1897,9 @@ class _FileContext:
     def body(self, definition: cst.FunctionDef) -> _Body:
         assert self.index is not None
         return self.index.body(definition)
+
+    def detaching_helper(self, definition: cst.FunctionDef) -> bool:
+        return self.index.detaching_helper(definition) if self.index is not None else _detaching_helper(definition)
 
     def names_called(self, definition: cst.FunctionDef) -> frozenset[str]:
         """The plain names a function calls (``model(x)`` calls ``model``), once per definition."""
@@ -4758,7 +4769,7 @@ class _Walker:
             return self._forward(handed, arguments, node, key)
         if definition is not None and definition.name.value != "__init__":
             applied = self._apply_summary(node, definition, receiver, arguments)
-            if _detaching_helper(definition) and not applied.detached:
+            if not applied.detached and self.context.detaching_helper(definition):
                 # ``detach_tree(obj)``, recursing through dicts and lists to ``obj.detach()``:
                 # the summary cannot follow the recursion, its name and body say what it does
                 return applied.with_state(State.DETACHED)
@@ -5974,7 +5985,7 @@ class _Walker:
         calls = sum(1 for called, _ in self.context.evidence.call_nodes if called == callee.name)
         if calls != 1:
             return False
-        return keeps_in_one_place(callee.summary, effect) or effect.per_entry
+        return fixed_at_its_line(callee.summary, effect)
 
     def _given_numbers(self, callee: Function, effect: Effect) -> bool:
         """Some call of ``callee`` in the file passes, where ``effect`` keeps entries, a dict

@@ -14,7 +14,7 @@ from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, lerp_operands, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
+    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, lerp_operands, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, fixed_at_its_line, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
     own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
@@ -615,7 +615,7 @@ def _kept_for_importers(facts: FileFacts, double_backward: bool) -> Iterator[tup
         key for key, function in helpers.items()
         if any(
             effect.kind in ("store", "accumulate")
-            and (effect.where == function.name and (keeps_in_one_place(function.summary, effect) or effect.per_entry) or computed_and_handed_on(function.summary, effect))
+            and (effect.where == function.name and fixed_at_its_line(function.summary, effect) or computed_and_handed_on(function.summary, effect))
             for effect in function.summary.effects
         )
     }
@@ -665,7 +665,7 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
             if own is not None:
                 return own
             continue
-        if effect.kind != kind or effect.where != helper.name or not (keeps_in_one_place(helper.summary, effect) or effect.per_entry):
+        if effect.kind != kind or effect.where != helper.name or not fixed_at_its_line(helper.summary, effect):
             continue
         statement = helper.effect_nodes.get(id(effect))
         if isinstance(event, Store):

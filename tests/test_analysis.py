@@ -9927,3 +9927,65 @@ class TestRoundTwentySevenShapes:
                     return out
         """
         assert self.findings(source) == []
+
+
+class TestRoundTwentyEightShapes:
+    """Session 33: misses of the held-out rounds read again, and zoo round 28."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    MEMORY_HEAD = """
+        import torch
+        import torch.nn as nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(8, 8)
+                self.memory = torch.zeros(2, 4, 8)
+
+            def post_update(self, out):
+                self.memory = torch.cat([out, self.memory], dim=1)[:, :4]
+
+            def forward(self, x):
+                out = self.lin(x)
+                y = out + self.memory.mean(1, keepdim=True)
+                self.post_update(out)
+                return y
+
+        def run(loader):
+            head = Head()
+            opt = torch.optim.SGD(head.parameters(), lr=0.1)
+            for x in loader:
+                loss = head(x).pow(2).mean()
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                opt.step()
+    """
+
+    def test_a_memory_the_forward_concatenates_onto_and_reads_back_is_carried(self) -> None:
+        # (zoo round 27B streampetr_memory_queue, modelled on StreamPETR's post_update_memory:
+        # the frame's outputs are concatenated onto ``self.memory_embedding``, which the next
+        # forward attends to; retain_graph=True papers over the chain; that was TLK201 "no later
+        # backward", because a concatenation onto a name counted as a store only)
+        found = self.findings(self.MEMORY_HEAD)
+        assert [(line, code) for line, code, _ in found] == [(26, "TLK202")], found
+        assert "head.memory" in found[0][2]
+
+    def test_the_same_memory_without_retain_is_a_carried_state(self) -> None:
+        source = self.MEMORY_HEAD.replace("loss.backward(retain_graph=True)", "loss.backward()")
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(12, "TLK103")]
+
+    def test_a_history_the_class_never_reads_back_stays_a_store(self) -> None:
+        # (``self.history = torch.cat([self.history, out])``, read by nothing: it grows, it is
+        # TLK102's, and no retain_graph is needed for it)
+        source = self.MEMORY_HEAD.replace(
+            "y = out + self.memory.mean(1, keepdim=True)", "y = out * 2"
+        ).replace("[:, :4]", "")
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(12, "TLK102"), (26, "TLK201")]
+
+    def test_a_memory_concatenated_from_detached_outputs_is_clean(self) -> None:
+        source = self.MEMORY_HEAD.replace("torch.cat([out, self.memory]", "torch.cat([out.detach(), self.memory.detach()]").replace(
+            "loss.backward(retain_graph=True)", "loss.backward()"
+        )
+        assert self.findings(source) == []

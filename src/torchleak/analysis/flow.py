@@ -1107,6 +1107,18 @@ def _graph_mentions(node: cst.CSTNode) -> set[str]:
     ))
 
 
+def _number_or_cut(node: cst.CSTNode) -> bool:
+    """Nothing of a graph comes out of it: ``x.detach()``, ``x.shape``, ``x.size(0)``, ``len(x)``."""
+    if type(node) is cst.Attribute:
+        return node.attr.value in vocab.DETACHING_ATTRIBUTES
+    if type(node) is not cst.Call:
+        return False
+    func = node.func
+    if type(func) is cst.Attribute:
+        return func.attr.value in _CUTTING_METHODS or func.attr.value in vocab.NUMBER_METHODS
+    return type(func) is cst.Name and func.value in ("len", "isinstance", "type", "id")
+
+
 def data_mentions(node: cst.CSTNode) -> set[str]:
     """The dotted names an expression computes from, leaving out the callables it calls:
     ``loss`` for ``scaler.scale(loss)`` and for ``loss.mean()``, ``out`` for ``out["loss"]``.
@@ -2142,6 +2154,29 @@ class _FileContext:
                                 found.append((method, small.value))
         return found
 
+    def reads_back(self, cls: str, attribute: str) -> bool:
+        """A method of the class (or a base) computes something else from ``self.<attribute>``
+        (``mem = self.memory + pos``, ``return h + self.memory``), not only the attribute's own
+        updates (``self.memory = torch.cat([out, self.memory])``) or tests of it."""
+        key = f"self.{attribute}"
+        for info in self.class_chain(cls):
+            for method in info.methods.values():
+                for statement in iter_statements(method.body.body):
+                    if type(statement) is cst.Return and statement.value is not None:
+                        value: Optional[cst.BaseExpression] = statement.value
+                        targets: list[cst.BaseExpression] = []
+                    elif type(statement) is cst.Assign:
+                        value, targets = statement.value, [t.target for t in statement.targets]
+                    elif type(statement) in (cst.AugAssign, cst.AnnAssign):
+                        value, targets = statement.value, [statement.target]  # type: ignore[attr-defined]
+                    else:
+                        continue
+                    if value is None or any(key in mentions(target) for target in targets):
+                        continue
+                    if key in _names_read(value, _number_or_cut):
+                        return True
+        return False
+
     def imported_class(self, name: Optional[str]) -> Optional[ClassSummary]:
         """A class of another module of the project: by the name this file imports it under
         (``AverageMeter``, ``utils.AverageMeter``) or by the key a value names it with."""
@@ -3097,11 +3132,16 @@ class _Walker:
         if summary is not None and given is not None and given <= summary.accumulated_parameters:
             selected = True  # ``total = step(batch, total)`` where step sums into it: its effect is the accumulation
         if type(call) is cst.Call and _concatenates_onto(call, key, self.context.aliases):
-            # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state
-            fed = False
+            # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state;
+            # unless the object's methods compute from it (a memory its forward attends to,
+            # ``self.memory = torch.cat([out, self.memory])``): a state the next call builds on
+            fed = (
+                (value.attached or bool(value.params)) and key.startswith("self.") and key.count(".") == 1
+                and self.function.cls is not None and self.context.reads_back(self.function.cls, key[len("self."):])
+            )
             others = [e.value for e in call.args[0].value.elements if _root_key(e.value) != key]  # type: ignore[attr-defined]
             kept = [node for node in others if self.values.get(id(node), UNKNOWN).attached or self.values.get(id(node), UNKNOWN).params]
-            if kept:
+            if kept and not fed:
                 self._store(statement, target, key, "cat", kept[0], self.values[id(kept[0])], frozenset({"<cat>"}))
         elif type(call) is cst.Call and (_is_sum_of_list(call, key) or _elementwise_sum(call) is not None):
             fed = False

@@ -9989,3 +9989,33 @@ class TestRoundTwentyEightShapes:
             "loss.backward(retain_graph=True)", "loss.backward()"
         )
         assert self.findings(source) == []
+
+    def test_a_module_list_filled_by_append_holds_modules(self) -> None:
+        # (projects round 18 brain_enhance, modelled on SpeechBrain's enhancement template: the
+        # mask estimator's ``self.layers = nn.ModuleList()`` filled by ``append`` in ``__init__``;
+        # ``for layer in self.layers: x = layer(x)`` gave values of unknown graph, so the running
+        # noise floor the forward then averages the mask into was not seen to carry a graph)
+        source = """
+            import torch
+
+            class Estimator(torch.nn.Module):
+                def __init__(self, layers=2):
+                    super().__init__()
+                    self.layers = torch.nn.ModuleList()
+                    for i in range(layers):
+                        self.layers.append(torch.nn.LSTM(4, 4))
+                    self.layers.append(torch.nn.Sigmoid())
+                    self.register_buffer("noise_floor", torch.zeros(4))
+
+                def forward(self, x):
+                    feats = x
+                    for layer in self.layers:
+                        x = layer(x)
+                        if isinstance(x, tuple):
+                            x = x[0]
+                    if self.training:
+                        residual = feats * (1.0 - x)
+                        self.noise_floor = 0.9 * self.noise_floor + 0.1 * residual.mean(dim=0)
+                    return x
+        """
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(21, "TLK103")]

@@ -1468,6 +1468,9 @@ def _iterated_element(iterable: Value) -> Value:
     self.layers``), a parameter (``for p in model.parameters()``), or a part of its value."""
     if _holds_modules(iterable):
         return join(*(iterable.elements or ()))
+    if iterable.kind is Kind.MODULE and iterable.cls in ("torch.nn.ModuleList", "torch.nn.Sequential") and not iterable.elements:
+        # (``self.layers = nn.ModuleList()`` filled by ``append``: a module, of a class not known)
+        return Value(State.DETACHED, Kind.MODULE)
     if iterable.leaf and iterable.kind is Kind.CONTAINER:
         return LEAF
     return iterable.part() if iterable.attached or iterable.params else UNKNOWN

@@ -10019,3 +10019,47 @@ class TestRoundTwentyEightShapes:
                     return x
         """
         assert [(line, code) for line, code, _ in self.findings(source)] == [(21, "TLK103")]
+
+    def test_an_attribute_an_imported_base_sets_is_known_to_the_subclass(self, tmp_path) -> None:
+        # (projects round 18 ppo_sb3style, modelled on Stable-Baselines3: ``PPO(OnPolicyAlgorithm)``
+        # calls ``self.logger.record_mean("train/approx_kl", approx_kl_div)``, the logger built in
+        # the imported base's ``__init__``; the subclass did not know what ``self.logger`` was)
+        from torchleak.analysis.settings import Origin, Settings
+        from torchleak.engine import check_source
+
+        (tmp_path / "setup.cfg").write_text("")
+        (tmp_path / "logger.py").write_text(dedent("""
+            class Logger:
+                def __init__(self):
+                    self.totals = {}
+
+                def record_mean(self, key, value):
+                    self.totals[key] = self.totals.get(key, 0.0) + value
+        """))
+        (tmp_path / "algo.py").write_text(dedent("""
+            import torch
+            from logger import Logger
+
+            class Algo:
+                def __init__(self, policy):
+                    self.policy = policy
+                    self.opt = torch.optim.SGD(policy.parameters(), lr=0.1)
+                    self.logger = Logger()
+        """))
+        source = dedent("""
+            from algo import Algo
+
+            class PPO(Algo):
+                def train(self, batches):
+                    for x in batches:
+                        out = self.policy(x)
+                        loss = out.pow(2).mean()
+                        self.logger.record_mean("kl", out.mean())
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+        """)
+        path = tmp_path / "ppo.py"
+        path.write_text(source)
+        result = check_source(source, settings=Settings(origin=Origin(str(path), use_cache=False)))
+        assert [(f.line, f.code) for f in result.findings] == [(9, "TLK101")]

@@ -2810,6 +2810,12 @@ class _Walker:
         imported = self.context.imported_class(cls)
         if imported is not None:
             return imported.attributes.get(attribute)
+        for info in self.context.class_chain(cls):
+            for base in info.bases:
+                # ``self.logger`` in a subclass of another module's class whose ``__init__`` sets it
+                inherited = self.context.imported_class(base)
+                if inherited is not None and attribute in inherited.attributes:
+                    return inherited.attributes[attribute]
         return None
 
     # ----------------------------------------------------------------- statements

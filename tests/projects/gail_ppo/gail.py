@@ -55,7 +55,7 @@ class GAIL(PPO):
 
         if self.learning_steps_disc % self.epoch_disc == 0:
             self.logger.add_scalar("loss/disc", loss_disc.item(), self.learning_steps)
-            self.logger.add_scalar("stats/grad_pen", grad_pen, self.learning_steps)  # known-miss: TLK301 (grad_pen comes from GAILDiscrim.gradient_penalty in network.py, built on torch.autograd.grad(create_graph=True); ScalarLogger.add_scalar in utils.py appends it, attached, to self.scalars, kept for the whole run)
+            self.logger.add_scalar("stats/grad_pen", grad_pen, self.learning_steps)  # expect: TLK301 (grad_pen comes from GAILDiscrim.gradient_penalty in network.py, built on torch.autograd.grad(create_graph=True); ScalarLogger.add_scalar in utils.py appends it, attached, to self.scalars, kept for the whole run)
             # Discriminator's accuracies.
             with torch.no_grad():
                 acc_pi = (logits_pi < 0).float().mean().item()

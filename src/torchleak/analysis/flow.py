@@ -5826,7 +5826,7 @@ class _Walker:
                 # The object now holds the value; when the value came out of a forward that was
                 # given the object (``state.update_state(*decoder(x, state)[1:])``), the object
                 # carries the graph into the next iteration.
-                owner = key.split(".", 1)[0]
+                owner = key.rsplit(".", 1)[0]  # (``self.meter`` of ``self.meter.avg``: not all of ``self``)
                 if any(name == owner or name.startswith(owner + ".") for name in self._fed_from(argument)):
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 elif effect.value.attached:

@@ -1176,8 +1176,24 @@ def retained_over_carried_state(
             if call.retain_graph is None:
                 continue
             binding = carried_into(call, carried, facts) or stored_into_the_backwarded(call, facts)
-            if binding is not None:
+            if binding is not None and not _needed_by_a_later_retaining_backward(call, facts):
                 yield call, binding
+
+
+def _needed_by_a_later_retaining_backward(call: BackwardCall, facts: FileFacts) -> bool:
+    """``pinball.backward(retain_graph=True); penalty.backward(retain_graph=True)`` through one
+    graph: the first retain is needed by the second backward; the last one papers over the state."""
+    loop = call.loop
+    function = call.function
+    # (in a per-batch helper with no loop of its own, the call's run is the iteration)
+    outermost = list(loop.enclosing())[-1] if loop is not None else None
+    later = [
+        other for other in function.backwards if other.seq > call.seq and (outermost is None or outermost.contains(other.seq))
+    ]
+    if not any(other.retain_graph is not None for other in later):
+        return False
+    data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets} if loop is not None else set()
+    return _later_backward_shares_graph(function, call, later, data, facts)
 
 
 def papered_by_a_retain(facts: FileFacts) -> Callable[[Binding], bool]:

@@ -6624,7 +6624,9 @@ class TestRoundFifteenShapes:
                     self.stat.update(h.mean(0))
                     return h
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(13, "TLK103")]
+        # (reported at the call that hands the helper a graph, where .detach() goes: the authors of
+        # 4 of 5 blind cases of a helper averaging what it is given marked the call)
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(23, "TLK103")]
         assert self.findings(src.replace("self.stat.update(h.mean(0))", "self.stat.update(h.mean(0).detach())")) == []
 
     def test_retain_graph_given_through_a_wrappers_kwargs_is_the_wrappers_retain(self):
@@ -7463,7 +7465,7 @@ class TestRoundTwentyOneShapes:
                     opt.step()
                     tracker.update(F.cross_entropy(out, y), F.cross_entropy(teacher(x), y))
         """
-        assert [code for _, code, _ in self.findings(src)] == ["TLK103", "TLK201"]
+        assert [code for _, code, _ in self.findings(src)] == ["TLK201", "TLK103"]  # (the average at the call that hands it the graph)
 
     def test_the_class_every_call_passes_beats_an_annotation_naming_its_base(self) -> None:
         # (vae: ``def __init__(self, vae_model: BaseVAE)`` given a ``BetaVAE``, whose

@@ -1533,6 +1533,20 @@ def carries_what_it_computes(effect: Effect) -> bool:
 HELPER_SEPARATOR: Final = ";"
 
 
+def _averages_what_it_is_given(average: cst.CSTNode, target: str, callee: Function) -> bool:
+    """``self.avg = b * self.avg + (1 - b) * value`` where ``value`` is a parameter, as given:
+    the caller can pass it detached. Not a loss the helper computes from what it is given."""
+    assign = single_assign(average)
+    if assign is None:
+        return True
+    parameters = set(callee.summary.parameters)
+    operands = [
+        leaf for leaf in arithmetic_leaves(assign.value)
+        if dotted(leaf) != target and not isinstance(leaf, (cst.Integer, cst.Float)) and not (dotted(leaf) or "").startswith("self.")
+    ]
+    return bool(operands) and all(type(leaf) is cst.Name and leaf.value in parameters for leaf in operands)
+
+
 def _averages_several(summary: Summary) -> bool:
     """The function folds what it is given into more than one moving average."""
     return sum(1 for effect in summary.effects if effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params) > 1
@@ -5883,20 +5897,18 @@ class _Walker:
                 )
             elif effect.kind == "accumulate" and effect.method == DECAYING_SUM and effect.value.params:
                 # ``self.center = self.center * m + batch_center * (1 - m)`` in a helper given a
-                # model's output (or a loss): a moving average carried into the next call
-                # (reported in the helper of this file, or at this call for another module's)
-                average = callee.effect_nodes.get(id(effect)) if callee is not None else None
-                if callee is not None and _averages_several(callee.summary):
-                    # (``_update_running_stats(mean, var)`` averaging each into its own buffer: one
-                    # fix, at the call that hands it the graphs)
-                    average = None
+                # model's output (or a loss): a moving average carried into the next call, fixed
+                # at this call, which can pass a number or a detached tensor (the authors of 4 of
+                # 5 such blind cases marked the call, not the helper's average)
                 self._read(key)  # (the average reads its previous value before replacing it)
-                if average is None or callee is None:
+                average = callee.effect_nodes.get(id(effect)) if callee is not None else None
+                if average is None or callee is None or _averages_what_it_is_given(average, effect.target, callee):
                     self._binding(
                         self.statement, key, value, mentions(node), fed=True, via=via, in_callee=effect.where,
                         helper=_fixed_in_imported(summary, effect, callee),
                     )
                 else:
+                    # (it averages a loss it computes itself: fixed there, ``0.02 * loss.item()``)
                     self._binding(average, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:

@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 from typing import ClassVar
 
+import libcst as cst
+
 from torchleak.analysis.facts import Binding, FileFacts, Loop
 from torchleak.analysis.flow import single_assign
 from torchleak.analysis.queries import (
@@ -401,6 +403,12 @@ class CarriedState(Rule):
                 key = "self." + binding.key.rsplit(".", 1)[-1]
                 where = f" (updated by {binding.in_callee} from its input)"
                 fix = "update it under torch.no_grad() (or from detached values) in that forward"
+            elif binding.in_callee and (handed := _argument_handed_to(binding)) is not None:
+                # the call that hands a helper what it averages: a number, or a detached tensor
+                method = binding.in_callee.rsplit(".", 1)[-1]
+                value = statement_text(facts, handed, limit=40)
+                where = f" (averaged into it by {binding.in_callee}, which this call gives {value})"
+                fix = f"pass {item_fix(facts, handed)}.item() (or .detach()), or make the update under torch.no_grad() in {method}"
             elif binding.in_callee:
                 how = "updated" if single_assign(binding.node) is not None else "updated in place"  # (``self.gap = m * self.gap + ...``)
                 where = f" ({how} by {binding.in_callee} from tensors that require grad)"
@@ -489,3 +497,20 @@ def _starts_as_leaf(binding: Binding) -> bool:
 def _names_a_file(via: str) -> bool:
     """``RunningMeanStd.update in utils.py:24 carries it in ...``: the helper of another module."""
     return re.search(r" in \S+\.py(:\d+)? ", via) is not None
+
+
+def _argument_handed_to(binding: Binding) -> cst.BaseExpression | None:
+    """The first argument of the call of ``binding.in_callee`` that ``binding`` is (the caller's
+    statement ``self.smoother.update(loss)``, not the helper's own average); None otherwise."""
+    method = binding.in_callee.rsplit(".", 1)[-1]
+    statement = binding.node
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    call = statement.value if isinstance(statement, (cst.Expr, cst.Assign)) else None
+    if type(call) is not cst.Call:
+        return None
+    func = call.func
+    name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+    if name != method or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    return call.args[0].value

@@ -10065,3 +10065,27 @@ class TestRoundTwentyEightShapes:
         path.write_text(source)
         result = check_source(source, settings=Settings(origin=Origin(str(path), use_cache=False)))
         assert [(f.line, f.code) for f in result.findings] == [(9, "TLK101")]
+
+    def test_a_critic_loops_sum_reset_by_the_batch_loop_is_bounded(self) -> None:
+        # (zoo round 28B vocgan_train, modelled on VocGAN's trainer: ``loss_d_sum = 0.0`` per batch,
+        # then ``for _ in range(rep_discriminator): ...; loss_d_sum += loss_d`` and ``.item()`` of
+        # its average: k graphs of one batch, not one per step)
+        source = """
+            import torch
+
+            def train(loader, model_g, model_d, optim_d, criterion, rep=3):
+                for mel, audio in loader:
+                    fake = model_g(mel).detach()
+                    loss_d_sum = 0.0
+                    for _ in range(rep):
+                        optim_d.zero_grad()
+                        loss_d = criterion(model_d(fake), model_d(audio))
+                        loss_d.backward()
+                        optim_d.step()
+                        loss_d_sum += loss_d
+                    print((loss_d_sum / rep).item())
+        """
+        assert self.findings(source) == []
+        # (the same sum kept across batches grows with the run)
+        grown = source.replace("                    loss_d_sum = 0.0\n", "").replace("for mel, audio in loader:", "loss_d_sum = 0.0\n                for mel, audio in loader:")
+        assert [code for _, code, _ in self.findings(grown)] == ["TLK101"]

@@ -417,11 +417,25 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
         return None  # the first value of a slot the loop then updates: reported at the update
     if not event.via and _loop_invariant(facts, function, event.value_node, loop):
         return None  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
+    if _repeats_on_one_batch(function, loop) and any(not outer.outlives_iteration(event.key) for outer in list(loop.enclosing())[1:]):
+        return None  # ``for _ in range(n_critic)`` on one batch, the sum reset by the batch loop: n graphs, not one per step
     if _bounded_by_one_batch(facts, function, event, loop):
         return None  # the tasks of one meta-batch, gathered and consumed in the call that handles it
     if _summed_within_one_step(facts, function, event, loop):
         return None  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
     return loop
+
+
+def _repeats_on_one_batch(function: Function, loop: Loop) -> bool:
+    """``for _ in range(k):`` whose body never reads its counter: k updates on what the
+    enclosing iteration prepared (a discriminator's critic steps), not a pass over batches."""
+    node = loop.node
+    if type(node) is not cst.For or loop.over_loader or type(node.iter) is not cst.Call or dotted(node.iter.func) != "range":
+        return False
+    counter = mentions(node.target)
+    if counter <= {"_"}:
+        return True  # (``_`` says it: never read, whatever inner loops also name ``_``)
+    return not any(counter & mentions(statement) for statement in node.body.body)
 
 
 def _the_one_attached_entry(facts: FileFacts, event: Held) -> Optional[Store]:

@@ -10089,3 +10089,37 @@ class TestRoundTwentyEightShapes:
         # (the same sum kept across batches grows with the run)
         grown = source.replace("                    loss_d_sum = 0.0\n", "").replace("for mel, audio in loader:", "loss_d_sum = 0.0\n                for mel, audio in loader:")
         assert [code for _, code, _ in self.findings(grown)] == ["TLK101"]
+
+    def test_a_module_list_a_function_rebinds_through_global_is_reset(self) -> None:
+        # (zoo round 28B storch_relax, modelled on storchastic: each sample is appended to a
+        # module-level ``_stochastic_tensors`` by a module's forward, and ``reset()``, called by
+        # the backward helper every step, rebinds it with ``global _stochastic_tensors``)
+        source = """
+            import torch
+            import torch.nn as nn
+
+            _samples = []
+
+            class Sampler(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    s = self.lin(x)
+                    _samples.append(s)
+                    return s
+
+            def reset():
+                global _samples
+                _samples = []
+
+            def train(loader, opt):
+                model = Sampler()
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                    reset()
+        """
+        assert self.findings(source) == []
+        assert [code for _, code, _ in self.findings(source.replace("                    reset()\n", ""))] == ["TLK102"]

@@ -75,10 +75,12 @@ def _resetting_methods(facts: FileFacts, loop: Loop, key: str) -> Iterator[Funct
     for function in facts.functions:
         if function.node is loop.node or function.name.rsplit(".", 1)[-1] in _RUN_ONCE:
             continue
+        module_global = "." not in key and _declares_global(function, key)  # (``global _registry; _registry = []``)
         if any(
             # an attribute of that name (a local ``mem`` of another method resets nothing), set to a
             # value that does not depend on the method's input (the submodule's own update is none)
-            "." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute and not binding.value.attached
+            ("." in binding.key and binding.key.rsplit(".", 1)[-1] == attribute or module_global and binding.key == key)
+            and not binding.value.attached
             and not binding.value.params and not _outside_batch_loop(facts, binding)
             and not _called_only_outside_batch_loops(facts, function, attribute)
             and not (binding.via and (binding.loop is None or not any(outer.is_batch_loop for outer in binding.loop.enclosing())) and not (
@@ -88,6 +90,17 @@ def _resetting_methods(facts: FileFacts, loop: Loop, key: str) -> Iterator[Funct
             for binding in function.bindings
         ):
             yield function
+
+
+def _declares_global(function: Function, name: str) -> bool:
+    """``global name`` in the function's own body: its bindings of ``name`` rebind the module's."""
+    node = function.node
+    if type(node) is not cst.FunctionDef:
+        return False
+    return any(
+        type(small) is cst.Global and any(item.name.value == name for item in small.names)
+        for statement in node.body.body if type(statement) is cst.SimpleStatementLine for small in statement.body
+    )
 
 
 def _ever_called(facts: FileFacts, function: Function) -> bool:

@@ -1,0 +1,3 @@
+from .synthetic import SyntheticSegDataset, collate
+
+__all__ = ['SyntheticSegDataset', 'collate']

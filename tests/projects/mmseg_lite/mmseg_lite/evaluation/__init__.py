@@ -1,0 +1,3 @@
+from .metrics import IoUMetric
+
+__all__ = ['IoUMetric']

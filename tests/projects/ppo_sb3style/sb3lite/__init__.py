@@ -1,0 +1,3 @@
+from sb3lite.ppo import PPO
+
+__all__ = ["PPO"]

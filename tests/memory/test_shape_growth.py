@@ -834,6 +834,51 @@ logger.accumulate({"ce": F.cross_entropy(out, y).item(), "l1": out.abs().mean().
 """,
         tensor=532,
     ),
+    Shape(
+        "a memory a module concatenates its outputs onto and attends to next time, retain_graph=True papering over it",
+        "TLK202",
+        COMMON + """
+class MemoryHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(32, 8)
+        self.memory = torch.zeros(16, 4, 8)
+
+    def forward(self, x):
+        out = self.lin(torch.tanh(x))
+        y = out * self.memory.mean(1).sigmoid()
+        self.memory = torch.cat([out.unsqueeze(1), self.memory], dim=1)[:, :4]
+        return y
+
+
+head = MemoryHead()
+""",
+        """
+loss = head(x).pow(2).mean()
+loss.backward(retain_graph=True)
+""",
+        """
+loss = head(x).pow(2).mean()
+loss.backward()
+""",
+        fixed_setup=COMMON + """
+class MemoryHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(32, 8)
+        self.memory = torch.zeros(16, 4, 8)
+
+    def forward(self, x):
+        out = self.lin(torch.tanh(x))
+        y = out * self.memory.mean(1).sigmoid()
+        self.memory = torch.cat([out.detach().unsqueeze(1), self.memory], dim=1)[:, :4]
+        return y
+
+
+head = MemoryHead()
+""",
+        tensor=2_048,
+    ),
 ]
 
 

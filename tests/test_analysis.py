@@ -10123,3 +10123,52 @@ class TestRoundTwentyEightShapes:
         """
         assert self.findings(source) == []
         assert [code for _, code, _ in self.findings(source.replace("                    reset()\n", ""))] == ["TLK102"]
+
+    def test_a_call_through_a_dict_of_bound_methods_runs_one_of_them(self) -> None:
+        # (zoo round 28A detr_metric_logger, modelled on Deformable-DETR: ``SetCriterion.get_loss``
+        # returns ``loss_map[loss](outputs, targets)`` with ``loss_map = {"labels": self.loss_labels,
+        # ...}``, and ``forward`` gathers them with ``losses.update(...)``: its dict of losses was a
+        # detached empty dict, so the metric logger summing it every step was not seen)
+        source = """
+            from collections import defaultdict
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Smoothed:
+                def __init__(self):
+                    self.total = 0.0
+
+                def update(self, value):
+                    self.total += value
+
+            class Criterion(nn.Module):
+                def loss_labels(self, outputs, targets):
+                    return {"loss_ce": F.cross_entropy(outputs, targets)}
+
+                def loss_l1(self, outputs, targets):
+                    return {"loss_l1": outputs.abs().mean()}
+
+                def get_loss(self, loss, outputs, targets):
+                    loss_map = {"labels": self.loss_labels, "l1": self.loss_l1}
+                    return loss_map[loss](outputs, targets)
+
+                def forward(self, outputs, targets):
+                    losses = {}
+                    for loss in ("labels", "l1"):
+                        losses.update(self.get_loss(loss, outputs, targets))
+                    return losses
+
+            def train(model, criterion, loader, opt):
+                meters = defaultdict(Smoothed)
+                for x, y in loader:
+                    loss_dict = criterion(model(x), y)
+                    total = sum(loss_dict.values())
+                    opt.zero_grad()
+                    total.backward()
+                    opt.step()
+                    for k, v in loss_dict.items():
+                        meters[k].update(v)
+        """
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(12, "TLK101")]  # (the one call: fixed in the meter)
+        assert self.findings(source.replace("meters[k].update(v)", "meters[k].update(v.item())")) == []

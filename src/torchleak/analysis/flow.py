@@ -4710,6 +4710,41 @@ class _Walker:
             element.kind is Kind.INSTANCE and element.cls in self.context.classes for element in container.elements or ()
         )
 
+    def _dispatched(self, node: cst.Call) -> Optional[Value]:
+        """``loss_map[loss](outputs, targets)`` with ``loss_map = {"labels": self.loss_labels, ...}``
+        bound in this function (DETR's ``SetCriterion.get_loss``): any of those callables, called
+        so; what they return, joined. None for any other subscript called."""
+        func = node.func
+        assert type(func) is cst.Subscript
+        if type(func.value) is not cst.Name or type(self.function.node) is not cst.FunctionDef:
+            return None
+        name = func.value.value
+        literals = [
+            statement.value for statement in iter_statements(self.function.node.body.body)
+            if type(statement) is cst.Assign and len(statement.targets) == 1
+            and type(statement.targets[0].target) is cst.Name and statement.targets[0].target.value == name
+        ]
+        if len(literals) != 1 or type(literals[0]) is not cst.Dict:
+            return None
+        callables = [element.value for element in literals[0].elements if type(element) is cst.DictElement]
+        if not callables or len(callables) > 8 or len(callables) != len(literals[0].elements) or not all(
+            type(target) is cst.Name or type(target) is cst.Attribute and dotted(target) is not None for target in callables
+        ):
+            return None
+        for element in func.slice:
+            if type(element.slice) is cst.Index:
+                self.evaluate(element.slice.value)
+        results: list[Value] = []
+        for target in callables:
+            try:
+                made = cst.Call(func=target, args=node.args)
+            except cst.CSTValidationError:
+                return None
+            self.context.facts.stand_ins[id(made)] = node
+            self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
+            results.append(self._call(made))
+        return join(*results)
+
     def _keeps_graphs(self, definition: cst.FunctionDef) -> bool:
         """A function of the file whose effects keep a value that holds, or may hold, a graph."""
         if id(definition) in self.context.in_progress:
@@ -4741,6 +4776,10 @@ class _Walker:
                 self.context.facts.stand_ins[id(made)] = node
                 self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
                 node = made
+        if type(node.func) is cst.Subscript:
+            dispatched = self._dispatched(node)
+            if dispatched is not None:
+                return dispatched
         func = node.func
         receiver = UNKNOWN
         if type(func) is cst.Attribute:
@@ -6320,7 +6359,10 @@ class _Walker:
                     self._flow(mentions(arg.value), key)
                 self._store(node, func.value, key, method, node.args[0].value, given, frozenset({"<append>"}))
                 held = self._lookup(key)
-                self.env[key] = replace(held, state=State.ATTACHED if given.attached else held.state, elements=None, keys=None, open_tail=False)
+                # (given what a helper computes from this function's arguments, ``losses.update(
+                # self.get_loss(loss, outputs, ...))``, the dict holds what they give)
+                state = State.ATTACHED if given.attached else State.UNKNOWN if held.detached else held.state
+                self.env[key] = replace(held, state=state, params=held.params | given.params, elements=None, keys=None, open_tail=False)
         elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and (updated := self._updated_tensor(func.value)) is not None:
             receiver_key = self.parameter_owners.get(updated, updated)
             operand = combine(*arguments) if arguments else DETACHED

@@ -430,7 +430,7 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
         return None  # the first value of a slot the loop then updates: reported at the update
     if not event.via and _loop_invariant(facts, function, event.value_node, loop):
         return None  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
-    if _repeats_on_one_batch(function, loop) and any(not outer.outlives_iteration(event.key) for outer in list(loop.enclosing())[1:]):
+    if _repeats_on_one_batch(function, loop) and loop.parent is not None and not loop.parent.outlives_iteration(event.key):
         return None  # ``for _ in range(n_critic)`` on one batch, the sum reset by the batch loop: n graphs, not one per step
     if _bounded_by_one_batch(facts, function, event, loop):
         return None  # the tasks of one meta-batch, gathered and consumed in the call that handles it

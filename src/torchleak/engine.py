@@ -175,6 +175,11 @@ def _check_source(
         return Result()
     with _phase(phases, "pre-filter"):
         scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods, MAX_NESTING)
+        if not scope.segments and scope.depth <= MAX_NESTING and settings.origin is not None:
+            # (a subclass whose base, in another module, runs its methods per batch)
+            hooks = _overridden_hooks(source, tree, settings)
+            if hooks:
+                scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods | hooks, MAX_NESTING)
     if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
     if not scope.segments:
@@ -212,6 +217,15 @@ def _check_source(
         with _phase(phases, "noqa"):
             findings = list(without_noqa(findings, source))
     return Result(findings)
+
+
+def _overridden_hooks(source: str, tree: ast.AST, settings: Settings) -> frozenset[str]:
+    try:
+        from torchleak.analysis.project import overridden_hooks
+
+        return overridden_hooks(tree, source, settings)
+    except Exception:  # (only a pre-filter's hint: without it the file is skipped, as before)
+        return frozenset()
 
 
 def lint_source(source: str, **options: object) -> list[Finding]:

@@ -1533,6 +1533,14 @@ def carries_what_it_computes(effect: Effect) -> bool:
 HELPER_SEPARATOR: Final = ";"
 
 
+def _list_arity(call: cst.Call, method: str) -> bool:
+    """The call could be a list's (or deque's) own method: ``append(x)`` takes one argument and no
+    keyword (``stats.append(ids, preds, targets, reduction="batch")`` is some other class's)."""
+    if method not in ("append", "extend", "appendleft", "extendleft"):
+        return True
+    return len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
+
+
 def _averages_what_it_is_given(average: cst.CSTNode, target: str, callee: Function) -> bool:
     """``self.avg = b * self.avg + (1 - b) * value`` where ``value`` is a parameter, as given:
     the caller can pass it detached. Not a loss the helper computes from what it is given."""
@@ -2816,7 +2824,23 @@ class _Walker:
         return UNKNOWN
 
     def _class_attribute(self, cls: str, attribute: str) -> Optional[Value]:
-        """What ``self.<attribute>`` holds in any method of the class (set in ``__init__``, say)."""
+        """What ``self.<attribute>`` holds in any method of the class (set in ``__init__``, say,
+        or in a later method: ``self.meter = AverageMeter()`` in ``on_fit_start``, walked first)."""
+        for info in self.context.class_chain(cls):
+            value = self.context.facts.attributes.get((info.name, attribute))
+            if value is not None:
+                return value
+        methods = {name for info in self.context.class_chain(cls) for name in info.methods}
+        for method, _ in self.context._attribute_assignments(cls, attribute):
+            if id(method) in self.context.walked or id(method) in self.context.in_progress:
+                continue
+            if any(
+                type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
+                and node.func.value.value == "self" and node.func.attr.value in methods
+                for node in subtree(method.body)
+            ):
+                continue  # (one that runs the object's other methods is walked in its turn: its calls need theirs)
+            self.walk_function(method, inherited_no_grad=False)
         for info in self.context.class_chain(cls):
             value = self.context.facts.attributes.get((info.name, attribute))
             if value is not None:
@@ -4188,8 +4212,13 @@ class _Walker:
         per_batch_elsewhere = cls is not None and f"{cls}.{name}" in self.context.evidence.per_batch_by_importers
         forward_hook = id(node) in self.context.evidence.forward_hooks and not no_grad
         batch_callback = id(node) in self.context.evidence.batch_callbacks and not no_grad
+        # A hook another module's base class runs once per batch (SpeechBrain's ``Brain.fit_batch``
+        # calling ``self.compute_objectives``), overridden here.
+        hook = self.context.imported_method(cls, name) if cls is not None and self.context.imports_from_project else None
+        hook = hook if hook is not None and hook.per_batch_hook and not no_grad else None
         per_batch = (
             name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere or forward_hook or batch_callback
+            or hook is not None
         )
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
@@ -4258,6 +4287,8 @@ class _Walker:
                 walker.env[key] = Value(State.DETACHED, Kind.MODULE)
             elif walker._is_backwarded(key):
                 walker.env[key] = Value(State.ATTACHED, params=frozenset({index}))
+            elif (given := self._hook_argument(cls, hook, index)) is not None:
+                walker.env[key] = replace(given, params=frozenset({index}))
             else:
                 walker.env[key] = parameter(index)
         positional = [p for p in (*node.params.posonly_params, *node.params.params)]
@@ -4271,6 +4302,18 @@ class _Walker:
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function
         return function
+
+    def _hook_argument(self, cls: Optional[str], hook: Optional[Summary], index: int) -> Optional[Value]:
+        """What the base class passes at ``index`` to a hook it runs per batch, when that is the
+        result of another of the object's methods (``predictions = self.compute_forward(batch)``):
+        that method of this class, as walked here, when it returns a graph."""
+        if cls is None or hook is None or index >= len(hook.hook_sources) or not hook.hook_sources[index]:
+            return None
+        source = self.context.method(cls, hook.hook_sources[index])
+        if source is None or id(source) in self.context.in_progress:
+            return None
+        returned = self.walk_function(source, inherited_no_grad=False).summary.returns
+        return returned if returned.attached else None
 
     def _called_with_grad(self, qualified: str) -> bool:
         """Some function of the file calls ``qualified`` with grad enabled (outside any no-grad
@@ -6324,7 +6367,9 @@ class _Walker:
                     self.context.observations.forward_hooks[id(hook)] = any(
                         type(node) is cst.Attribute and node.attr.value == "training" for node in subtree(hook.body)
                     )
-        elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and receiver.cls is None and self._imported_callee(func, receiver) is None:
+        elif method in vocab.STORING_METHODS and type(func) is cst.Attribute and receiver.cls is None and _list_arity(node, method) and (
+            self._imported_callee(func, receiver) is None
+        ):
             key = target_key(func.value)
             if key is None or self._bounded(key):
                 return  # (a ``deque(maxlen=n)`` holds the last n values: what it keeps does not grow)

@@ -59,7 +59,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 17
+SCHEMA: Final = 18
 #: Larger modules are not summarised (a bound on cold-cache cost): in 68 public training
 #: repositories one Python file exceeds 100 KB; in the pinned corpus of libraries, 16 files
 #: exceed 150 KB (transformers' modeling_utils.py, generation/utils.py, ...), and summarising
@@ -736,6 +736,30 @@ class ProjectIndex:
             folder = PurePosixPath(relative).parent.as_posix()
             externals.directory = "" if folder == "." else folder + "/"
         return externals
+
+    def overridden_hooks(self, tree: ast.Module, source: str, file: Path) -> frozenset[str]:
+        """Methods of the file's classes that a base class of another module of the project may
+        run once per batch (SpeechBrain's ``Brain.fit_batch`` calling ``self.compute_objectives``
+        in a module that backwards): for the pre-filter, which keeps them as it keeps
+        ``training_step``; the analysis then decides from the base's summary."""
+        classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.bases]
+        if not classes:
+            return frozenset()
+        bindings = _ast_bindings(tree, file, self.root, source)
+        found: set[str] = set()
+        for definition in classes:
+            methods = {member.name for member in definition.body if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            for base in definition.bases:
+                if not isinstance(base, ast.Name):
+                    continue
+                for binding in bindings:
+                    if binding.local != base.id or binding.symbol in (None, "*"):
+                        continue
+                    read = self._text_and_tree(binding.module)
+                    if read is None or ".backward(" not in read[0]:
+                        continue  # (a base that never trains runs no hook per batch)
+                    found |= methods & _called_on_self_in_loops(read[1])
+        return frozenset(found)
 
     def dependencies(self) -> dict[str, tuple[int, int]]:
         """The project files, with their (size, mtime), that the findings of the file linted
@@ -1813,8 +1837,12 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
             stored = function.effect_stores.get(id(effect))
             keyed = effect.keyed or (key_positions(function, stored) if stored is not None else ())
             effects.append(replace(effect, value=qualified(effect.value), origin=origin, keyed=keyed))
-        return replace(summary, returns=qualified(summary.returns), effects=effects, module=path)
+        per_batch_hook, hook_sources = _hook_calls(facts, function, calls_by_id)
+        return replace(
+            summary, returns=qualified(summary.returns), effects=effects, module=path, per_batch_hook=per_batch_hook, hook_sources=hook_sources,
+        )
 
+    calls_by_id: dict[int, cst.Call] = {}
     by_name = {function.name: function for function in facts.functions}
 
     def _origin(effect: Effect, function: Function) -> str:
@@ -1869,6 +1897,73 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
                     info.attributes.setdefault(attribute, value)
                 info.is_module = info.is_module or found.is_module
     return exported
+
+
+def _called_on_self_in_loops(tree: ast.Module) -> set[str]:
+    """``m`` for each ``self.m(...)`` a method of a class of ``tree`` makes inside a loop, or in
+    a method those calls reach (``fit`` looping over ``self.fit_batch``, which calls
+    ``self.compute_objectives``)."""
+    found: set[str] = set()
+    for definition in tree.body:
+        if not isinstance(definition, ast.ClassDef):
+            continue
+        calls: dict[str, set[str]] = {}
+        looped: set[str] = set()
+        for member in definition.body:
+            if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            calls[member.name] = {
+                node.func.attr for node in ast.walk(member)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+            }
+            for loop in ast.walk(member):
+                if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)):
+                    looped |= {
+                        node.func.attr for node in ast.walk(loop)
+                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+                    }
+        pending = list(looped)
+        while pending:
+            name = pending.pop()
+            for called in calls.get(name, set()) - looped:
+                looped.add(called)
+                pending.append(called)
+        found |= looped
+    return found
+
+
+def _hook_calls(facts: FileFacts, function: Function, calls_by_id: dict[int, cst.Call]) -> tuple[bool, tuple[str, ...]]:
+    """Whether the method's own class runs it once per batch (``self.compute_objectives(...)`` in
+    ``fit_batch``, run by ``fit``'s loop), and, for each parameter position, the method of the
+    object whose result those calls pass there (``predictions = self.compute_forward(batch)``)."""
+    from torchleak.analysis.flow import single_assign, subtree
+    from torchleak.analysis.queries import per_batch_sites
+
+    if function.cls is None or type(function.node) is not cst.FunctionDef:
+        return False, ()
+    sites = [site for site in per_batch_sites(facts, function.summary.key) if site.function.cls is not None]
+    if not sites:
+        return False, ()
+    if not calls_by_id:
+        calls_by_id.update({id(node): node for node in subtree(facts.module) if type(node) is cst.Call})
+    sources: list[str] = [""] * len(function.summary.parameters)
+    for site in sites:
+        call = calls_by_id.get(site.call_id)
+        if call is None or type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
+            continue
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        for position, argument in enumerate(positional, start=1):
+            if position >= len(sources):
+                break
+            if type(argument) is cst.Name:
+                bound = [b for b in site.function.bindings if b.key == argument.value and b.seq < site.seq]
+                assign = single_assign(max(bound, key=lambda b: b.seq).node) if bound else None
+                argument = assign.value if assign is not None else argument
+            if type(argument) is cst.Call and type(argument.func) is cst.Attribute and dotted(argument.func.value) == "self":
+                sources[position] = argument.func.attr.value
+    return True, tuple(sources)
 
 
 def _class_chain(name: str, classes: Mapping[str, cst.ClassDef]) -> Iterator[cst.ClassDef]:
@@ -1974,6 +2069,15 @@ def index_for(origin: Origin, settings: Settings) -> ProjectIndex:
         cache = Cache.at(directory) if use_cache else None
         index = _INDEXES[key] = ProjectIndex(root, settings, cache)
     return index
+
+
+def overridden_hooks(tree: ast.AST, source: str, settings: Settings) -> frozenset[str]:
+    """``ProjectIndex.overridden_hooks`` of the linted file, when ``settings.origin`` says where
+    it lives; empty when it does not, or when its classes have no base."""
+    origin = settings.origin
+    if origin is None or not isinstance(tree, ast.Module) or not any(isinstance(node, ast.ClassDef) and node.bases for node in tree.body):
+        return frozenset()
+    return index_for(origin, settings).overridden_hooks(tree, source, Path(os.path.abspath(origin.path)))
 
 
 def externals_for(module: cst.Module, settings: Settings, code: Optional[Callable[[], str]] = None) -> Optional[Externals]:

@@ -1384,6 +1384,11 @@ def per_batch_calls(facts: FileFacts, function: Function) -> list[CallSite]:
     return sites
 
 
+def per_batch_sites(facts: FileFacts, callee: str) -> list[CallSite]:
+    """The calls of ``callee`` in this file that run once per batch (no importers asked)."""
+    return _per_batch_sites(facts, callee)
+
+
 def _per_batch_sites(facts: FileFacts, callee: str, *, importers_too: bool = False) -> list[CallSite]:
     by_callee: dict[str, list[CallSite]] = {}
     for site in facts.call_sites:

@@ -168,6 +168,13 @@ class Summary:
     #: (``odeint(func, y0)`` calling ``func`` in ``rk4_step``): given a module there, what it
     #: returns from its arguments ran that module's forward.
     called_parameters: frozenset[int] = frozenset()
+    #: A method its own class runs once per batch (``fit_batch`` calling ``self.compute_objectives``,
+    #: run by ``fit``'s loop): a subclass in another module overriding it is a per-batch method.
+    per_batch_hook: bool = False
+    #: For each parameter position, the method of the object whose result the class passes
+    #: there (``self.compute_objectives(predictions, batch)`` after ``predictions =
+    #: self.compute_forward(batch)``: ``("", "compute_forward", "")``); "" where none.
+    hook_sources: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -196,6 +203,7 @@ class Summary:
             "tensor_parameter": self.tensor_parameter,
             "tensor_returns": None if self.tensor_returns is None else value_to_dict(self.tensor_returns),
             "called_parameters": sorted(self.called_parameters),
+            "hook_sources": list(self.hook_sources),
         }
 
     @classmethod
@@ -222,11 +230,12 @@ class Summary:
             tensor_parameter=None if data.get("tensor_parameter") is None else int(cast(int, data["tensor_parameter"])),
             tensor_returns=None if data.get("tensor_returns") is None else value_from_dict(cast(Mapping[str, object], data["tensor_returns"])),
             called_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("called_parameters", []))),
+            hook_sources=tuple(str(name) for name in cast(list[object], data.get("hook_sources", []))),
             **{name: name in flags for name in _FLAGS},
         )
 
 
-_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates", "per_batch", "retains")
+_FLAGS = ("calls_backward", "steps_optimizer", "runs_forward", "no_grad", "evaluates", "per_batch", "retains", "per_batch_hook")
 
 
 @dataclass

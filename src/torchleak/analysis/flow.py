@@ -1854,6 +1854,9 @@ class _FileContext:
     _bound_methods: dict[tuple[str, str], bool] = field(default_factory=dict)
     _strings: Optional[dict[str, Optional[str]]] = None
     _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
+    _setting_methods: dict[tuple[str, str], list[cst.FunctionDef]] = field(default_factory=dict)
+    #: The classes of other modules a class of the file derives from (``PPO(OnPolicyAlgorithm)``).
+    _imported_bases: dict[str, list[ClassSummary]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
@@ -2177,6 +2180,35 @@ class _FileContext:
                         for node in targets:
                             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" and node.attr.value == attribute:
                                 found.append((method, small.value))
+        return found
+
+    def imported_bases(self, cls: str) -> list[ClassSummary]:
+        """The classes of other modules of the project that ``cls`` (of the file) and its bases
+        in the file derive from; memoised per class."""
+        found = self._imported_bases.get(cls)
+        if found is None:
+            found = self._imported_bases[cls] = [
+                inherited for info in self.class_chain(cls) for base in info.bases
+                if (inherited := self.imported_class(base)) is not None
+            ] if self.imports_from_project else []
+        return found
+
+    def setting_methods(self, cls: str, attribute: str) -> list[cst.FunctionDef]:
+        """The methods of the class that set ``self.<attribute>`` and run none of the object's other
+        methods (a setup method, ``on_fit_start``), which a method defined before them may need
+        walked first; memoised per class and attribute."""
+        found = self._setting_methods.get((cls, attribute))
+        if found is None:
+            methods = {name for info in self.class_chain(cls) for name in info.methods}
+            found = self._setting_methods[(cls, attribute)] = [
+                method for method in dict.fromkeys(method for method, _ in self._attribute_assignments(cls, attribute))
+                if not any(
+                    # (one that runs the object's other methods is walked in its turn: its calls need theirs)
+                    type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
+                    and node.func.value.value == "self" and node.func.attr.value in methods
+                    for node in subtree(method.body)
+                )
+            ]
         return found
 
     def reads_back(self, cls: str, attribute: str) -> bool:
@@ -2830,30 +2862,22 @@ class _Walker:
             value = self.context.facts.attributes.get((info.name, attribute))
             if value is not None:
                 return value
-        methods = {name for info in self.context.class_chain(cls) for name in info.methods}
-        for method, _ in self.context._attribute_assignments(cls, attribute):
-            if id(method) in self.context.walked or id(method) in self.context.in_progress:
-                continue
-            if any(
-                type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
-                and node.func.value.value == "self" and node.func.attr.value in methods
-                for node in subtree(method.body)
-            ):
-                continue  # (one that runs the object's other methods is walked in its turn: its calls need theirs)
-            self.walk_function(method, inherited_no_grad=False)
-        for info in self.context.class_chain(cls):
-            value = self.context.facts.attributes.get((info.name, attribute))
-            if value is not None:
-                return value
+        setters = self.context.setting_methods(cls, attribute)
+        if any(id(method) not in self.context.walked and id(method) not in self.context.in_progress for method in setters):
+            for method in setters:
+                if id(method) not in self.context.walked and id(method) not in self.context.in_progress:
+                    self.walk_function(method, inherited_no_grad=False)
+            for info in self.context.class_chain(cls):
+                value = self.context.facts.attributes.get((info.name, attribute))
+                if value is not None:
+                    return value
         imported = self.context.imported_class(cls)
         if imported is not None:
             return imported.attributes.get(attribute)
-        for info in self.context.class_chain(cls):
-            for base in info.bases:
-                # ``self.logger`` in a subclass of another module's class whose ``__init__`` sets it
-                inherited = self.context.imported_class(base)
-                if inherited is not None and attribute in inherited.attributes:
-                    return inherited.attributes[attribute]
+        for inherited in self.context.imported_bases(cls):
+            # ``self.logger`` in a subclass of another module's class whose ``__init__`` sets it
+            if attribute in inherited.attributes:
+                return inherited.attributes[attribute]
         return None
 
     # ----------------------------------------------------------------- statements

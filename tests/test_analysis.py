@@ -10300,3 +10300,75 @@ class TestRoundTwentyEightShapes:
         """
         assert self.findings(source) == []
         assert [code for _, code, _ in self.findings(source.replace('stats.append(ids, out, reduction="batch")', "stats.append(out)"))] == ["TLK102"]
+
+    def test_a_state_chained_within_one_call_of_a_training_step_is_bounded(self) -> None:
+        # (zoo round 28B brief_qsummarizer, modelled on a Q-learning summarizer: each batch's
+        # decoder states are chained step by step inside ``train_one_batch``, bound anew from the
+        # encoder at every call, and never differentiated: the replay memory it trains from holds
+        # detached copies. The chain is one call long)
+        source = """
+            import torch
+            from torch.nn import Embedding, Linear, Module
+
+            class Decoder(Module):
+                def __init__(self):
+                    super().__init__()
+                    self.embedding = Embedding(16, 8)
+
+                def forward(self, word, states):
+                    states = torch.tanh(states + self.embedding(word))
+                    return states, states
+
+            class G(Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = Embedding(16, 8)
+                    self.QFunc = Decoder()
+                    self.head = Linear(8, 16)
+
+            def take_action(qfunc, state):
+                output, state = qfunc(*state)
+                return output.argmax(-1), state
+
+            def optimize(model, memory, opt):
+                for word, states in memory:
+                    loss = model.head(model.QFunc(word, states)[0]).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+
+            def train_one_batch(batch, model, memory, opt):
+                states = model.encoder(batch).mean(0)
+                step = 0
+                while step < 8:
+                    S = [batch[0], states]
+                    for _ in range(2):
+                        action, states = take_action(model.QFunc, S)
+                        S = [action, states]
+                    memory.append([t.detach() for t in S])
+                    optimize(model, memory, opt)
+                    step += 2
+
+            def run(loader):
+                model = G()
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                memory = []
+                for batch in loader:
+                    train_one_batch(batch, model, memory, opt)
+        """
+        assert self.findings(source) == []
+        # (a sampling loop that never trains, grad left on, is a leak: TLK103 says no_grad)
+        sampling = '''
+            import torch
+
+            def sample(model, n):
+                x = torch.randn(4, 8)
+                for _ in range(n):
+                    x = model(x)
+                return x.detach()
+
+            def run(loader, model, opt):
+                for batch in loader:
+                    print(sample(model, 10).mean())
+        '''
+        assert [code for _, code, _ in self.findings(sampling)] == ["TLK103"]

@@ -946,6 +946,32 @@ def folded_operand(facts: FileFacts, statement: cst.CSTNode) -> Optional[cst.Bas
     return leaves[0] if len(leaves) == 1 else None
 
 
+def bounded_by_each_call(facts: FileFacts, loop: Loop, binding: Binding) -> bool:
+    """A local state a loop chains (``action, states = take_action(q, S)`` decoding step by step)
+    in a function called once per batch, bound anew before the loop at every call and never
+    differentiated in it: its chain is one call long, dropped when the call returns, not one
+    that grows with training. (With ``retain_graph=True`` or a backward through it, it is not.)"""
+    function = binding.function
+    key = binding.key
+    if "." in key or "[" in key or loop.per_batch_method or loop.over_loader or function.name == "<module>":
+        return False
+    if not any(enclosing.has_backward or enclosing.has_optimizer_step for enclosing in loop.enclosing()):
+        return False  # (a sampling or rollout loop that never trains: grad left on is the leak, TLK103's "no_grad")
+    if not per_batch_calls(facts, function):
+        return False
+    fresh = [
+        other for other in function.bindings
+        if other.key == key and other.seq < loop.start and not loop.contains(other.seq) and other.branch_depth <= loop.branch_depth
+    ]
+    if not fresh:
+        return False
+    reached = function.derived_from({key})
+    return not any(
+        loop.contains(call.seq) and (call.retain_graph is not None or reached & (call.mentions | call.output_mentions))
+        for call in function.backwards
+    )
+
+
 def carried_where_fixed(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
     """``carried_state``, with each state another module's helper carries from what it is
     given, the project's only call of it, reported in that helper (by its module's lint:

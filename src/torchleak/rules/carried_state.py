@@ -12,7 +12,7 @@ import libcst as cst
 from torchleak.analysis.facts import Binding, FileFacts, Loop
 from torchleak.analysis.flow import single_assign
 from torchleak.analysis.queries import (
-    averaged_operand, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
+    averaged_operand, bounded_by_each_call, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
     statement_text, sums_into_itself, uncalled_reset,
 )
 from torchleak.edits import accumulation_fix, evidence, state_fix_edit
@@ -377,6 +377,8 @@ class CarriedState(Rule):
         for loop, binding in carried_where_fixed(facts):
             if papered(binding):
                 continue
+            if bounded_by_each_call(facts, loop, binding):
+                continue  # (a chain one call of a per-batch function long, never differentiated)
             if binding.value.double_backward and sums_into_itself(binding):
                 continue  # a running sum of create_graph gradients: TLK301 reports it
             key, where = binding.key, ""

@@ -10372,3 +10372,39 @@ class TestRoundTwentyEightShapes:
                     print(sample(model, 10).mean())
         '''
         assert [code for _, code, _ in self.findings(sampling)] == ["TLK103"]
+
+    def test_a_retain_in_a_train_step_papers_over_what_the_models_forward_carries(self) -> None:
+        # (projects round 18 mmseg_lite, modelled on MMEngine: the segmentor's ``train_step``,
+        # run by another module's runner, backwards with ``optim_wrapper.backward(loss,
+        # retain_graph=True)`` while its forward carries a prototype memory without detach)
+        source = """
+            import torch
+            import torch.nn as nn
+
+            class Memory(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("prototypes", torch.zeros(4, 8))
+
+                def update(self, batch_protos):
+                    self.prototypes = 0.9 * self.prototypes + 0.1 * batch_protos
+                    return self.prototypes
+
+            class Segmentor(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.stem = nn.Linear(8, 8)
+                    self.memory = Memory()
+
+                def forward(self, x):
+                    feats = self.stem(x)
+                    protos = self.memory.update(feats[:4])
+                    return (feats @ protos.t()).pow(2).mean()
+
+                def train_step(self, x, optim_wrapper):
+                    loss = self(x)
+                    optim_wrapper.backward(loss, retain_graph=True)
+                    optim_wrapper.step()
+                    return loss.item()
+        """
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(27, "TLK202")]

@@ -955,6 +955,8 @@ def bounded_by_each_call(facts: FileFacts, loop: Loop, binding: Binding) -> bool
     key = binding.key
     if "." in key or "[" in key or loop.per_batch_method or loop.over_loader or function.name == "<module>":
         return False
+    if binding.in_callee or binding.loop is None or not any(enclosing is loop for enclosing in binding.loop.enclosing()):
+        return False  # (only a state the loop's own function binds: another module's loop counts its own way)
     if not any(enclosing.has_backward or enclosing.has_optimizer_step for enclosing in loop.enclosing()):
         return False  # (a sampling or rollout loop that never trains: grad left on is the leak, TLK103's "no_grad")
     if not per_batch_calls(facts, function):
@@ -1318,7 +1320,12 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
             if _outside_what_is_backwarded(call, binding):
                 return None
             return binding
-    if any(loop.has_forward and not loop.per_batch_method for loop in call.loop.enclosing()):
+    if any(
+        # (or the per-batch method itself, ``train_step`` running the model's forward, whose
+        # loop is another module's runner)
+        loop.has_forward and (not loop.per_batch_method or loop.node is call.function.node and not call.function.name.endswith("forward"))
+        for loop in call.loop.enclosing()
+    ):
         return _carried_by_a_forward(carried)
     return None
 
@@ -1332,7 +1339,10 @@ def _outside_what_is_backwarded(call: BackwardCall, binding: Binding) -> bool:
     # (a state a callee keeps on an object, ``model.h`` in ``Model.forward``, reaches what the
     # object computes: its owner is a source too)
     owner = binding.key.rsplit(".", 1)[0]
-    derived = call.function.derived_from({binding.key, owner})
+    sources = {binding.key, owner}
+    if binding.in_callee.endswith(".forward") and binding.key.startswith("self."):
+        sources.add("self")  # (the module's own forward carries it: ``loss = self(x)`` is computed from it)
+    derived = call.function.derived_from(sources)
     return not (derived & (call.mentions | call.output_mentions))
 
 

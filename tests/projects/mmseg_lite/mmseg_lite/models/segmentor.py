@@ -35,7 +35,7 @@ class ProtoSegmentor(BaseModel):
 
     def loss(self, feats, logits, labels):
         batch_protos = self.proto_memory.batch_prototypes(feats, labels)
-        prototypes = self.proto_memory.update(batch_protos)  # known-false: TLK103 (the author marked this leak at another line)
+        prototypes = self.proto_memory.update(batch_protos)
         return dict(
             loss_ce=cross_entropy(logits, labels),
             loss_proto=weight_reduce_loss(prototype_loss(feats, prototypes, labels),
@@ -48,7 +48,7 @@ class ProtoSegmentor(BaseModel):
             losses = self._run_forward(data, mode='loss')
         parsed_losses, log_vars = self.parse_losses(losses)
         # the prototypes take part in this iteration's loss and in the next one's
-        optim_wrapper.backward(parsed_losses, retain_graph=True)  # known-miss: TLK202
+        optim_wrapper.backward(parsed_losses, retain_graph=True)  # expect: TLK202
         optim_wrapper.step()
         optim_wrapper.zero_grad()
         return log_vars

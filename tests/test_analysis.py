@@ -10408,3 +10408,40 @@ class TestRoundTwentyEightShapes:
                     return loss.item()
         """
         assert [(line, code) for line, code, _ in self.findings(source)] == [(27, "TLK202")]
+
+    def test_a_loss_summed_in_place_from_what_the_caller_passes_is_returned_attached(self) -> None:
+        # (zoo round 28A yolov7_mloss, modelled on YOLOv7's ComputeLoss: ``lbox = torch.zeros(1)``
+        # then ``lbox += (1.0 - iou).mean()`` over the predictions it is given, returned with
+        # ``torch.cat((lbox, lobj, lcls, loss))`` for logging: the sum stayed a detached zeros,
+        # so the caller's running mean of those items was not seen; the progress-bar line made
+        # from them with ``("%10s" * 1 + "%10.4g" * 6) % (...)`` is a string; and the epoch's
+        # record of the running mean is reported where the mean is carried)
+        source = """
+            import torch
+
+            class ComputeLoss:
+                def __call__(self, p, targets):
+                    lbox = torch.zeros(1)
+                    for pi in p:
+                        lbox += (pi - targets).pow(2).mean()
+                    loss = lbox * 2
+                    return loss, torch.cat((lbox, loss))
+
+            def train(model, batches, optimizer, epochs):
+                compute_loss = ComputeLoss()
+                results = []
+                for epoch in range(epochs):
+                    mloss = torch.zeros(2)
+                    for i, (imgs, targets) in enumerate(batches):
+                        loss, loss_items = compute_loss([model(imgs)], targets)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        mloss = (mloss * i + loss_items) / (i + 1)
+                        s = ("%10s" * 1 + "%10.4g" * 2) % ("%g" % epoch, *mloss)
+                        print(s)
+                    results.append(mloss)
+                return results
+        """
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(22, "TLK103")]
+        assert self.findings(source.replace("torch.cat((lbox, loss))", "torch.cat((lbox, loss)).detach()")) == []

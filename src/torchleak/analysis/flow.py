@@ -1533,6 +1533,15 @@ def carries_what_it_computes(effect: Effect) -> bool:
 HELPER_SEPARATOR: Final = ";"
 
 
+def _string_expression(node: cst.BaseExpression) -> bool:
+    """A string literal, or one built from literals (``("%10s" * 1 + "%10.4g" * 6)``)."""
+    if type(node) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
+        return True
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Multiply):
+        return _string_expression(node.left) or type(node.operator) is cst.Add and _string_expression(node.right)
+    return False
+
+
 def _list_arity(call: cst.Call, method: str) -> bool:
     """The call could be a list's (or deque's) own method: ``append(x)`` takes one argument and no
     keyword (``stats.append(ids, preds, targets, reduction="batch")`` is some other class's)."""
@@ -3865,6 +3874,11 @@ class _Walker:
                 self.env[key] = held.with_entry(literal, entry) if literal is not None else replace(held, state=State.ATTACHED)
             else:
                 self.env[key] = combine(held, value)
+        elif value.params and type(node.target) is cst.Name:
+            # ``lbox += (1.0 - iou).mean()`` of what a caller passes: the sum holds what that gives
+            held = self._lookup(key)
+            if not held.attached:
+                self.env[key] = replace(held, state=State.UNKNOWN if held.detached else held.state, params=held.params | value.params)
         self._binding(node, key, self.env.get(key, UNKNOWN), mentions(node.value) | {key})
         self._write(key)
 
@@ -4496,9 +4510,7 @@ class _Walker:
             if type(node.operator) is cst.Multiply and sequences:
                 # ``[stop] * r``: a list repeating the elements, not arithmetic on them
                 return Value(sequences[0].state, Kind.CONTAINER, sequences[0].double_backward, params=sequences[0].params)
-            if type(node.operator) is cst.Modulo and (
-                type(node.left) is cst.SimpleString or type(node.left) is cst.ConcatenatedString or type(node.left) is cst.FormattedString
-            ):
+            if type(node.operator) is cst.Modulo and _string_expression(node.left):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             if left.leaf or right.leaf:
                 self._mark_loops(forward=True)  # ``x @ self.W``: a forward computed from parameters

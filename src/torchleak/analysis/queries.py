@@ -507,6 +507,11 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         if latest is None or not (latest.value.attached or latest.value.params):
             continue  # (a number, or a name the function does not bind)
         called = _called_function(latest.node.value, function) if type(latest.node) is cst.Assign else None
+        if latest.fed_to_call and latest.value.attached and latest.loop is not None and latest.loop is not store_loop and (
+            latest.loop.is_batch_loop and not latest.loop.over_layers and store_loop in list(latest.loop.enclosing())
+        ):
+            found = True  # (a running mean the inner loop carries, ``mloss = (mloss * i + items) / (i + 1)``: TLK103 there)
+            continue
         if name in sums or sums & function.sources_of({name}, data_only=True) or (
             called is not None and store_loop.contains(latest.seq) and _returns_a_leaking_sum(facts, called)
         ):

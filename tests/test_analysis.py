@@ -10445,3 +10445,24 @@ class TestRoundTwentyEightShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(source)] == [(22, "TLK103")]
         assert self.findings(source.replace("torch.cat((lbox, loss))", "torch.cat((lbox, loss)).detach()")) == []
+
+    def test_two_outputs_of_one_forward_share_its_graph(self) -> None:
+        # (zoo round 29A dann_grl_retain, modelled on DANN: ``class_output, domain_output =
+        # my_net(input_data=s_img, alpha=alpha)``; the label loss is backwarded with
+        # retain_graph=True because the domain loss backwarded next comes from the same forward)
+        source = """
+            import torch
+
+            def train(my_net, loader, optimizer, loss_class, loss_domain):
+                for s_img, s_label, t_img in loader:
+                    optimizer.zero_grad()
+                    class_output, domain_output = my_net(s_img)
+                    err_s_label = loss_class(class_output, s_label)
+                    err_s_domain = loss_domain(domain_output, torch.zeros(len(s_img)).long())
+                    err_s_label.backward(retain_graph=True)
+                    _, domain_output = my_net(t_img)
+                    err_t_domain = loss_domain(domain_output, torch.ones(len(t_img)).long())
+                    (err_t_domain + err_s_domain).backward()
+                    optimizer.step()
+        """
+        assert self.findings(source) == []

@@ -3874,7 +3874,7 @@ class _Walker:
                 self.env[key] = held.with_entry(literal, entry) if literal is not None else replace(held, state=State.ATTACHED)
             else:
                 self.env[key] = combine(held, value)
-        elif value.params and type(node.target) is cst.Name:
+        elif value.params and type(node.target) is cst.Name and not isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp)):
             # ``lbox += (1.0 - iou).mean()`` of what a caller passes: the sum holds what that gives
             held = self._lookup(key)
             if not held.attached:

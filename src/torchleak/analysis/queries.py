@@ -1636,7 +1636,23 @@ def _later_backward_shares_graph(
         theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
         if (mine & theirs) - detached - data - {"self"}:  # (``self`` holds graphs only in ``self.x`` keys)
             return True
+        if any(mine & group and theirs & group for group in _unpacked_together(function)):
+            # ``class_output, domain_output = my_net(x)``: two outputs of one forward share its graph
+            return True
     return False
+
+
+def _unpacked_together(function: Function) -> list[set[str]]:
+    """The names each statement binds together from one attached call's result
+    (``class_output, domain_output = my_net(input_data=s_img)``)."""
+    groups: dict[int, set[str]] = {}
+    for binding in function.bindings:
+        node = binding.node
+        if type(node) is cst.Assign and binding.value.attached and type(node.value) is cst.Call and any(
+            type(target.target) in (cst.Tuple, cst.List) for target in node.targets
+        ):
+            groups.setdefault(id(node), set()).add(binding.key)
+    return [group for group in groups.values() if len(group) > 1]
 
 
 def later_backward(function: Function, seq: int) -> bool:

@@ -102,7 +102,7 @@ class Dreamer:
             self.actor_optimizer.zero_grad()
             self.value_optimizer.zero_grad()
 
-            model_loss.backward(retain_graph=True)  # known-miss: TLK202  # known-false: TLK201 (the author marked this leak at another line)
+            model_loss.backward(retain_graph=True)  # known-miss: TLK202
             actor_loss.backward()
             value_loss.backward()
 

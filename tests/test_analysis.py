@@ -10466,3 +10466,26 @@ class TestRoundTwentyEightShapes:
                     optimizer.step()
         """
         assert self.findings(source) == []
+
+    def test_a_record_of_what_an_inner_loops_list_is_computed_from_is_reported_at_the_list(self) -> None:
+        # (zoo round 29A fedavg_local_loss, modelled on Federated-Learning-PyTorch's LocalUpdate:
+        # ``batch_loss.append(loss)`` per batch, then ``epoch_loss.append(sum(batch_loss) /
+        # len(batch_loss))`` per local epoch: one leak, fixed at the batch list)
+        source = """
+            def update_weights(model, loader, optimizer, criterion, local_ep):
+                epoch_loss = []
+                for it in range(local_ep):
+                    batch_loss = []
+                    for images, labels in loader:
+                        optimizer.zero_grad()
+                        loss = criterion(model(images), labels)
+                        loss.backward()
+                        optimizer.step()
+                        batch_loss.append(loss)
+                    epoch_loss.append(sum(batch_loss) / len(batch_loss))
+                return model.state_dict(), epoch_loss
+        """
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(11, "TLK102")]
+        # (an outer list keeping each inner list itself keeps a graph of its own)
+        kept = source.replace("epoch_loss.append(sum(batch_loss) / len(batch_loss))", "epoch_loss.append({'losses': batch_loss})")
+        assert [(line, code) for line, code, _ in self.findings(kept)] == [(11, "TLK102"), (12, "TLK102")]

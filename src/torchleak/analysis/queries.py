@@ -496,12 +496,17 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
     if direct is not None and _returns_a_leaking_sum(facts, direct):
         return True  # ``curves[depth] = train(model, ...)``, whose own list is reported in ``train``
     sums = {
-        accumulation.key for accumulation in function.accumulations
-        if accumulation.loop is not None and accumulation.loop is not store_loop and store_loop in list(accumulation.loop.enclosing())
-        and _leaking(facts, function, accumulation) is not None
+        # (a list kept the same way, ``batch_loss.append(loss)`` per batch then ``epoch_loss.append(
+        # sum(batch_loss) / len(batch_loss))`` per epoch, is reported where it is kept, too)
+        kept.key for kept in _held_events(function)
+        if kept.loop is not None and kept.loop is not store_loop and store_loop in list(kept.loop.enclosing())
+        and _leaking(facts, function, kept) is not None
     }
     found = False
     for name in data_mentions(event.value_node):
+        if name in sums and not _kept_itself(event.value_node, name):
+            found = True  # (computed from the list the inner loop keeps, bound empty: ``sum(batch_loss)``)
+            continue
         bound = [binding for binding in function.bindings if binding.key == name and binding.seq < event.seq]
         latest = max(bound, key=lambda binding: binding.seq) if bound else None
         if latest is None or not (latest.value.attached or latest.value.params):
@@ -519,6 +524,23 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
             continue
         return False  # something else attached is kept with it: reported for that
     return found
+
+
+def _held_events(function: Function) -> list[Held]:
+    """The function's accumulations and stores, as one list."""
+    return [*function.accumulations, *function.stores]
+
+
+def _kept_itself(value: cst.BaseExpression, name: str) -> bool:
+    """``name`` is stored as it is (``hypos``, ``{"steps": steps}``): the outer list then keeps each
+    inner list, a leak of its own, not a record of what was summed."""
+    if type(value) is cst.Name:
+        return value.value == name
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return any(_kept_itself(element.value, name) for element in value.elements)
+    if type(value) is cst.Dict:
+        return any(type(element) is cst.DictElement and _kept_itself(element.value, name) for element in value.elements)
+    return False
 
 
 def _called_function(value: cst.BaseExpression, function: Function) -> Optional[str]:

@@ -249,7 +249,18 @@ class _TreeUnpickler(pickle.Unpickler):
     node classes and enums (what a pickled tree refers to), so an entry cannot run code."""
 
     def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("builtins", "getattr"):
+            return _enum_member  # (how some Python 3.11 releases pickle an enum member: by name)
         return _tree_class(module, name)
+
+
+def _enum_member(cls: Any, name: str) -> Any:
+    """``getattr(cls, name)`` for a libcst enum's member only (what the pickle names)."""
+    if isinstance(cls, type) and issubclass(cls, enum.Enum) and (cls.__module__ == "libcst" or cls.__module__.startswith("libcst.")):
+        member = cls.__members__.get(name)
+        if member is not None:
+            return member
+    raise pickle.UnpicklingError(f"not a libcst enum member: {cls!r}.{name}")
 
 
 @functools.lru_cache(maxsize=None)

@@ -1113,9 +1113,11 @@ def _number_or_cut(node: cst.CSTNode) -> bool:
         return node.attr.value in vocab.DETACHING_ATTRIBUTES
     if type(node) is not cst.Call:
         return False
+    if _is_cut(node):
+        return True
     func = node.func
     if type(func) is cst.Attribute:
-        return func.attr.value in _CUTTING_METHODS or func.attr.value in vocab.NUMBER_METHODS
+        return func.attr.value in vocab.NUMBER_METHODS
     return type(func) is cst.Name and func.value in ("len", "isinstance", "type", "id")
 
 
@@ -2213,9 +2215,9 @@ class _FileContext:
                 method for method in dict.fromkeys(method for method, _ in self._attribute_assignments(cls, attribute))
                 if not any(
                     # (one that runs the object's other methods is walked in its turn: its calls need theirs)
-                    type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
-                    and node.func.value.value == "self" and node.func.attr.value in methods
-                    for node in subtree(method.body)
+                    type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+                    and call.func.value.value == "self" and call.func.attr.value in methods
+                    for call in self.body(method).calls
                 )
             ]
         return found
@@ -2867,19 +2869,19 @@ class _Walker:
     def _class_attribute(self, cls: str, attribute: str) -> Optional[Value]:
         """What ``self.<attribute>`` holds in any method of the class (set in ``__init__``, say,
         or in a later method: ``self.meter = AverageMeter()`` in ``on_fit_start``, walked first)."""
-        for info in self.context.class_chain(cls):
-            value = self.context.facts.attributes.get((info.name, attribute))
+        value = self._recorded_attribute(cls, attribute)
+        if value is not None:
+            return value
+        unwalked = [
+            method for method in self.context.setting_methods(cls, attribute)
+            if id(method) not in self.context.walked and id(method) not in self.context.in_progress
+        ]
+        if unwalked:
+            for method in unwalked:
+                self.walk_function(method, inherited_no_grad=False)
+            value = self._recorded_attribute(cls, attribute)
             if value is not None:
                 return value
-        setters = self.context.setting_methods(cls, attribute)
-        if any(id(method) not in self.context.walked and id(method) not in self.context.in_progress for method in setters):
-            for method in setters:
-                if id(method) not in self.context.walked and id(method) not in self.context.in_progress:
-                    self.walk_function(method, inherited_no_grad=False)
-            for info in self.context.class_chain(cls):
-                value = self.context.facts.attributes.get((info.name, attribute))
-                if value is not None:
-                    return value
         imported = self.context.imported_class(cls)
         if imported is not None:
             return imported.attributes.get(attribute)
@@ -2887,6 +2889,14 @@ class _Walker:
             # ``self.logger`` in a subclass of another module's class whose ``__init__`` sets it
             if attribute in inherited.attributes:
                 return inherited.attributes[attribute]
+        return None
+
+    def _recorded_attribute(self, cls: str, attribute: str) -> Optional[Value]:
+        """What the walks so far recorded ``self.<attribute>`` holds, in the class or a base of the file."""
+        for info in self.context.class_chain(cls):
+            value = self.context.facts.attributes.get((info.name, attribute))
+            if value is not None:
+                return value
         return None
 
     # ----------------------------------------------------------------- statements
@@ -4815,14 +4825,22 @@ class _Walker:
                 self.evaluate(element.slice.value)
         results: list[Value] = []
         for target in callables:
-            try:
-                made = cst.Call(func=target, args=node.args)
-            except cst.CSTValidationError:
+            made = self._stand_in(target, node.args, node)
+            if made is None:
                 return None
-            self.context.facts.stand_ins[id(made)] = node
-            self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
             results.append(self._call(made))
         return join(*results)
+
+    def _stand_in(self, func: cst.BaseExpression, args: Sequence[cst.Arg], node: cst.Call) -> Optional[cst.Call]:
+        """A made-up call of ``func`` with ``args``, walked in place of ``node`` and reported at it
+        (``FileFacts.stand_ins``); None when libcst refuses those arguments in that order."""
+        try:
+            made = cst.Call(func=func, args=args)
+        except cst.CSTValidationError:
+            return None
+        self.context.facts.stand_ins[id(made)] = node
+        self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
+        return made
 
     def _keeps_graphs(self, definition: cst.FunctionDef) -> bool:
         """A function of the file whose effects keep a value that holds, or may hold, a graph."""
@@ -4847,13 +4865,8 @@ class _Walker:
             ordered = [arg for arg in given if arg.keyword is None and arg.star != "**"] + [
                 arg for arg in given if arg.keyword is not None or arg.star == "**"
             ]
-            try:
-                made = cst.Call(func=partial.args[0].value, args=ordered)
-            except cst.CSTValidationError:
-                made = None
+            made = self._stand_in(partial.args[0].value, ordered, node)
             if made is not None:
-                self.context.facts.stand_ins[id(made)] = node
-                self.context.made_calls.append(made)  # (kept alive: ids name the nodes while the walk runs)
                 node = made
         if type(node.func) is cst.Subscript:
             dispatched = self._dispatched(node)

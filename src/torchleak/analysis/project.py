@@ -1912,18 +1912,10 @@ def _called_on_self_in_loops(tree: ast.Module) -> set[str]:
         for member in definition.body:
             if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            calls[member.name] = {
-                node.func.attr for node in ast.walk(member)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-            }
+            calls[member.name] = _self_calls(member)
             for loop in ast.walk(member):
                 if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)):
-                    looped |= {
-                        node.func.attr for node in ast.walk(loop)
-                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-                    }
+                    looped |= _self_calls(loop)
         pending = list(looped)
         while pending:
             name = pending.pop()
@@ -1932,6 +1924,15 @@ def _called_on_self_in_loops(tree: ast.Module) -> set[str]:
                 pending.append(called)
         found |= looped
     return found
+
+
+def _self_calls(node: ast.AST) -> set[str]:
+    """``m`` for each ``self.m(...)`` under ``node``."""
+    return {
+        call.func.attr for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+    }
 
 
 def _hook_calls(facts: FileFacts, function: Function, calls_by_id: dict[int, cst.Call]) -> tuple[bool, tuple[str, ...]]:

@@ -395,7 +395,7 @@ def _kept_once_in_the_helper(
 
 def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterator[tuple[Held, Loop]]:
     for function in facts.functions:
-        events: list[Held] = [*function.accumulations, *function.stores]
+        events = _held_events(function)
         for event in events:
             if event.value.double_backward != double_backward:
                 continue
@@ -568,7 +568,7 @@ def _returns_a_leaking_sum(facts: FileFacts, name: str) -> bool:
         if statement.value is not None:
             returned |= data_mentions(statement.value)
     sources = helper.sources_of(returned, data_only=True) | returned
-    kept: list[Held] = [*helper.accumulations, *helper.stores]
+    kept = _held_events(helper)
     return any(event.key in sources and _leaking(facts, helper, event) is not None for event in kept)
 
 
@@ -714,7 +714,7 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
             # (its call of the helper further down that keeps it: the event the helper recorded there)
             statement = helper.effect_nodes.get(id(effect))
             inside = {id(node) for node in subtree(statement)} if statement is not None else set()
-            kept: list[Held] = [*helper.accumulations, *helper.stores]
+            kept = _held_events(helper)
             own = next((other for other in kept if id(other.node) in inside), None)
             if own is not None:
                 return own
@@ -770,7 +770,7 @@ def _shares_a_graph_kept_for_a_later_backward(function: Function, event: Held, l
     if "." in event.key:
         return False  # an attribute outlives the function's locals and their backward
     own = _reaching_bindings(function, mentions(event.value_node), event.seq)  # (``dist.entropy()`` reads ``dist``)
-    others: list[Held] = [*function.accumulations, *function.stores]
+    others = _held_events(function)
     for other in others:
         if other is event or other.key == event.key or "." in other.key or not loop.contains(other.seq):
             continue
@@ -1265,16 +1265,29 @@ def retained_over_carried_state(
 def _needed_by_a_later_retaining_backward(call: BackwardCall, facts: FileFacts) -> bool:
     """``pinball.backward(retain_graph=True); penalty.backward(retain_graph=True)`` through one
     graph: the first retain is needed by the second backward; the last one papers over the state."""
-    loop = call.loop
-    function = call.function
-    # (in a per-batch helper with no loop of its own, the call's run is the iteration)
+    later = _later_in_iteration(call, call.loop)
+    return any(other.retain_graph is not None for other in later) and _a_later_backward_shares_graph(call, call.loop, facts)
+
+
+def _later_in_iteration(call: BackwardCall, loop: Optional[Loop]) -> list[BackwardCall]:
+    """The backwards after ``call`` in the same iteration of the outermost loop around ``loop``
+    (in a per-batch helper with no loop of its own, ``loop`` None: the call's run is the iteration)."""
     outermost = list(loop.enclosing())[-1] if loop is not None else None
-    later = [
-        other for other in function.backwards if other.seq > call.seq and (outermost is None or outermost.contains(other.seq))
-    ]
-    if not any(other.retain_graph is not None for other in later):
+    return [other for other in call.function.backwards if other.seq > call.seq and (outermost is None or outermost.contains(other.seq))]
+
+
+def _a_later_backward_shares_graph(call: BackwardCall, loop: Optional[Loop], facts: Optional[FileFacts]) -> bool:
+    """A later backward of the iteration differentiates a common attached value with ``call``
+    (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); the batch does not count."""
+    later = _later_in_iteration(call, loop)
+    if not later:
         return False
+    function = call.function
     data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets} if loop is not None else set()
+    if loop is not None and loop.per_batch_method and loop.node is function.node and facts is not None:
+        # a method run once per batch (``train_step(real_a, real_b)``): its parameters are
+        # the batch, unless a caller passes a value that records a graph
+        data |= _data_parameters(function, per_batch_calls(facts, function))
     return _later_backward_shares_graph(function, call, later, data, facts)
 
 
@@ -1652,13 +1665,14 @@ def _later_backward_shares_graph(
     if facts is not None:
         detached |= _module_constants(facts) - {binding.key for binding in function.bindings}
     mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
+    together = _unpacked_together(function)
     for other in later:
         if other.kind == "call" or not other.output_mentions:
             return True
         theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
         if (mine & theirs) - detached - data - {"self"}:  # (``self`` holds graphs only in ``self.x`` keys)
             return True
-        if any(mine & group and theirs & group for group in _unpacked_together(function)):
+        if any(mine & group and theirs & group for group in together):
             # ``class_output, domain_output = my_net(x)``: two outputs of one forward share its graph
             return True
     return False
@@ -1699,18 +1713,8 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     function = call.function
     if _differentiates_its_element(call, loop):
         return True  # ``for loss in losses``: each iteration differentiates one graph built before the loop
-    outermost = list(loop.enclosing())[-1]
-    later = [other for other in function.backwards if other.seq > call.seq and outermost.contains(other.seq)]
-    if later:
-        # A later backward reuses this graph when both differentiate a common attached value
-        # (``D(fake.detach())`` then a fresh ``D(fake)`` shares nothing); the batch does not count.
-        data = {target for enclosing in loop.enclosing() for target in enclosing.loop_targets}
-        if loop.per_batch_method and loop.node is function.node and facts is not None:
-            # a method run once per batch (``train_step(real_a, real_b)``): its parameters are
-            # the batch, unless a caller passes a value that records a graph
-            data |= _data_parameters(function, per_batch_calls(facts, function))
-        if _later_backward_shares_graph(function, call, later, data, facts):
-            return True
+    if _a_later_backward_shares_graph(call, loop, facts):
+        return True
     sources = function.sources_of(set(call.output_mentions))
     in_loop = [b for b in function.bindings if loop.contains(b.seq)]
     # A state rebound to a detached value each iteration (``h = h.detach()``) links nothing.

@@ -11,6 +11,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import Binding, FileFacts, Loop
 from torchleak.analysis.flow import single_assign
+from torchleak.analysis.names import last_identifier
 from torchleak.analysis.queries import (
     averaged_operand, bounded_by_each_call, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
     statement_text, sums_into_itself, uncalled_reset,
@@ -511,8 +512,6 @@ def _argument_handed_to(binding: Binding) -> cst.BaseExpression | None:
     call = statement.value if isinstance(statement, (cst.Expr, cst.Assign)) else None
     if type(call) is not cst.Call:
         return None
-    func = call.func
-    name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
-    if name != method or not call.args or call.args[0].keyword is not None or call.args[0].star:
+    if last_identifier(call.func) != method or not call.args or call.args[0].keyword is not None or call.args[0].star:
         return None
     return call.args[0].value

@@ -169,9 +169,12 @@ def timed(argv: Sequence[str], env: dict[str, str], cwd: Path, stdin: Optional[b
 
 
 class Editor:
-    """A python-lsp-server with only its flake8 plugin on, driven as an editor drives it."""
+    """A python-lsp-server with its flake8 plugin on (and torchleak's own, or not), driven as an
+    editor drives it."""
 
-    def __init__(self, root: Path, flake8: str, select: str) -> None:
+    def __init__(self, root: Path, flake8: str, select: str, in_process: bool = False) -> None:
+        """``in_process``: torchleak's own pylsp plugin on (it is off otherwise: the server runs
+        in the torchleak environment, where that plugin is installed)."""
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
         from test_lsp import LanguageServer  # type: ignore[import-not-found]  # the tests' client
 
@@ -180,6 +183,7 @@ class Editor:
                                            "workspaceFolders": None})
         self.server.notify("initialized", {})
         plugins = {"flake8": {"enabled": True, "executable": flake8, "select": select.split(",")},
+                   "torchleak": {"enabled": in_process},
                    **{name: {"enabled": False} for name in ("pycodestyle", "pyflakes", "mccabe", "pylint")}}
         self.server.notify("workspace/didChangeConfiguration", {"settings": {"pylsp": {"plugins": plugins}}})
         self.version = 0
@@ -266,8 +270,12 @@ def run_targets(setup: Setup, workdir: Path, log: Callable[[str], None]) -> tupl
                          "`flake8 --select E999,TLK FILE` after linting it once, then an edit in one function",
                          "`flake8 --select E999 FILE` on the edited file, flake8 without torchleak", 1.25) if base else None
     lsp = target("lsp", "Editor: didChange round trip through python-lsp-server, 500-line training file (extra seconds)",
-                 "pylsp + flake8 `--select E999,TLK`", "pylsp + flake8 without torchleak, `--select E999`",
+                 "pylsp + torchleak's pylsp plugin (in the server) + flake8 without torchleak, `--select E999`",
+                 "pylsp + flake8 without torchleak, `--select E999`",
                  0.050, mode="extra") if base else None
+    lsp_flake8 = target("lsp-flake8", "Editor, the flake8 route: the same round trip with TLK through pylsp's flake8 plugin (extra seconds)",
+                        "pylsp + flake8 `--select E999,TLK` (a flake8 process per change)", "pylsp + flake8 without torchleak, `--select E999`",
+                        0.050, mode="extra") if base else None
     corpus_cli = target("corpus-cli", f"Whole pinned corpus: `torchleak` CLI vs `ruff check --select ALL --no-cache` (-j {setup.jobs} / all cores)",
                         f"`torchleak --no-cache --jobs {setup.jobs} FILES`", "`ruff check --select ALL --no-cache --isolated FILES`",
                         1.0) if setup.ruff and setup.torchleak and setup.corpus else None
@@ -275,15 +283,21 @@ def run_targets(setup: Setup, workdir: Path, log: Callable[[str], None]) -> tupl
                      f"`flake8 -j {setup.jobs} --select TLK FILES`", f"`flake8 -j {setup.jobs} --select E999 FILES`, flake8 without torchleak",
                      1.1) if base and setup.sample else None
 
-    editors: Optional[tuple[Editor, Editor]] = None
-    small = workdir / "editor" / "train.py"
-    if lsp is not None:
-        small.parent.mkdir(parents=True, exist_ok=True)
-        small.write_text(setup.small_training_file, encoding="utf-8")
-        editors = (Editor(small.parent, shutil.which("flake8", path=str(Path(setup.python).parent)) or "flake8", "E999,TLK"),
-                   Editor(small.parent, base or "flake8", "E999"))
-        ours_found, base_found = editors[0].open(small), editors[1].open(small)
-        notes.append(f"editor: {len(ours_found)} diagnostics with TLK on the 500-line file, {len(base_found)} without")
+    editors: Optional[tuple[Editor, Editor, Editor]] = None
+    # Each editor has its own copy of the file, in a project of its own (a pyproject.toml, as an
+    # editor's workspace has a root), so that no side finds the findings another one cached.
+    smalls = [workdir / f"editor-{side}" / "train.py" for side in ("in-server", "flake8", "base")]
+    if lsp is not None or lsp_flake8 is not None:
+        for small in smalls:
+            small.parent.mkdir(parents=True, exist_ok=True)
+            (small.parent / "pyproject.toml").write_text("[tool.torchleak]\n")
+            small.write_text(setup.small_training_file, encoding="utf-8")
+        editors = (Editor(smalls[0].parent, base or "flake8", "E999", in_process=True),
+                   Editor(smalls[1].parent, shutil.which("flake8", path=str(Path(setup.python).parent)) or "flake8", "E999,TLK"),
+                   Editor(smalls[2].parent, base or "flake8", "E999"))
+        found = [len(editor.open(small)) for editor, small in zip(editors, smalls)]
+        notes.append(f"editor: {found[0]} diagnostics with the in-server plugin on the 500-line file, {found[1]} through flake8, "
+                     f"{found[2]} without torchleak")
 
     corpus_args = [str(p) for p in setup.corpus]
     sample_args = [str(p) for p in setup.sample]
@@ -312,12 +326,15 @@ def run_targets(setup: Setup, workdir: Path, log: Callable[[str], None]) -> tupl
                 path.write_text(edited(setup.training_file, round_), encoding="utf-8")
                 plugin_warm.ours_samples.append(timed([*flake8, "--select", "E999,TLK", str(path)], env, project)[0])
                 plugin_warm.baseline_samples.append(timed([base, "--isolated", "--select", "E999", str(path)], env, project)[0])
-            if lsp is not None and editors is not None:
+            if editors is not None:
                 text = edited(setup.small_training_file, round_)
-                ours_seconds, _ = editors[0].change(small, text)
-                base_seconds, _ = editors[1].change(small, text)
-                lsp.ours_samples.append((ours_seconds, ours_seconds))
-                lsp.baseline_samples.append((base_seconds, base_seconds))
+                in_server, _ = editors[0].change(smalls[0], text)
+                through_flake8, _ = editors[1].change(smalls[1], text)
+                base_seconds, _ = editors[2].change(smalls[2], text)
+                for row, ours_seconds in ((lsp, in_server), (lsp_flake8, through_flake8)):
+                    if row is not None:
+                        row.ours_samples.append((ours_seconds, ours_seconds))
+                        row.baseline_samples.append((base_seconds, base_seconds))
             if corpus_cli is not None and setup.torchleak and setup.ruff:
                 corpus_cli.ours_samples.append(timed([setup.torchleak, "--no-cache", "--jobs", str(setup.jobs), *corpus_args], cold, workdir)[0])
                 corpus_cli.baseline_samples.append(timed([setup.ruff, "check", "--select", "ALL", "--no-cache", "--isolated", *corpus_args],
@@ -330,8 +347,9 @@ def run_targets(setup: Setup, workdir: Path, log: Callable[[str], None]) -> tupl
         if editors is not None:
             for editor in editors:
                 editor.close()
-    if lsp is not None:
-        lsp.note = "wall seconds only (pylsp answers after its 0.5 s debounce, the same on both sides)"
+    for row in (lsp, lsp_flake8):
+        if row is not None:
+            row.note = "wall seconds only (pylsp answers after its 0.5 s debounce, the same on both sides)"
     return targets, notes
 
 

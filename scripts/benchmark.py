@@ -55,7 +55,7 @@ TARGET_CLI_VS_TORCHFIX = 5.0
 TARGET_PLUGIN_OVERHEAD = 0.25
 TARGET_TYPICAL_FILE_MS = 500.0
 #: The training-code targets (bench_training.py), and the phase profile: rows of their own.
-TRAINING_KEYS = ("cold-parse", "cold-parse-paused", "cold-flake8", "warm-flake8", "lsp", "corpus-cli", "library-plugin", "phases")
+TRAINING_KEYS = ("cold-parse", "cold-parse-paused", "cold-flake8", "warm-flake8", "lsp", "lsp-flake8", "corpus-cli", "library-plugin", "phases")
 
 FINDING_LINE = re.compile(r":\d+:\d+: (?:TLK|TOR)\d+")
 

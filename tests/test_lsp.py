@@ -203,3 +203,77 @@ def _by_place(diagnostic: tuple[str, dict[str, dict[str, int]], str]) -> tuple[i
     """Order diagnostics by position (two findings can share a code; dicts do not compare)."""
     code, range_, _ = diagnostic
     return range_["start"]["line"], range_["start"]["character"], code
+
+
+#: Our own pylsp plugin alone: pylsp's linters off, flake8 off (its default).
+IN_PROCESS_SETTINGS = {
+    "pylsp": {
+        "plugins": {
+            "pycodestyle": {"enabled": False},
+            "pyflakes": {"enabled": False},
+            "mccabe": {"enabled": False},
+            "pylint": {"enabled": False},
+        }
+    }
+}
+
+
+def _open(server: LanguageServer, root: Path, path: Path, settings: dict[str, Any]) -> list[dict[str, Any]]:
+    server.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}, "workspaceFolders": None})
+    server.notify("initialized", {})
+    server.notify("workspace/didChangeConfiguration", {"settings": settings})
+    uri = path.as_uri()
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": path.read_text()}})
+    return server.wait_for(_diagnostics_for(uri))["params"]["diagnostics"]
+
+
+def test_the_pylsp_plugin_lints_in_the_server_with_the_commands_findings(server: LanguageServer, tmp_path: Path) -> None:
+    """The ``pylsp`` entry point: the server itself lints (no flake8 process), the same findings
+    as the command at the same places, and an unsaved edit re-lints the buffer."""
+    path = tmp_path / "train.py"
+    text = EXAMPLE.read_text()
+    path.write_text(text)
+    diagnostics = _open(server, tmp_path, path, IN_PROCESS_SETTINGS)
+    print(json.dumps(diagnostics, indent=1))
+    cli = json.loads(run_tool("torchleak", "--format", "json", str(path)).stdout)["findings"]
+    assert cli
+    lines = text.splitlines()
+    expected = sorted((
+        (
+            finding["code"],
+            {
+                "start": {"line": finding["line"] - 1, "character": finding["column"] - 1},
+                # to the end of the line, as flake8's diagnostics run (a finding has no end)
+                "end": {"line": finding["line"] - 1, "character": len(lines[finding["line"] - 1].rstrip())},
+            },
+            f"{finding['code']} {finding['message']}",
+        )
+        for finding in cli
+    ), key=_by_place)
+    assert sorted(((d["code"], d["range"], d["message"]) for d in diagnostics), key=_by_place) == expected
+    assert {(d["source"], d["severity"]) for d in diagnostics} == {("torchleak", 2)}
+
+    uri = path.as_uri()
+    fixed = text.replace("total_loss += loss  # TLK101", "total_loss += loss.item()")
+    server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]})
+    after = server.wait_for(_diagnostics_for(uri))["params"]["diagnostics"]
+    assert sorted(d["code"] for d in after) == sorted(d["code"] for d in diagnostics if d["code"] != "TLK101")
+
+
+def test_the_pylsp_plugin_takes_select_from_its_settings(server: LanguageServer, tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(EXAMPLE.read_text())
+    settings = json.loads(json.dumps(IN_PROCESS_SETTINGS))
+    settings["pylsp"]["plugins"]["torchleak"] = {"select": ["TLK101"]}
+    diagnostics = _open(server, tmp_path, path, settings)
+    assert [d["code"] for d in diagnostics] == ["TLK101"]
+
+
+def test_the_pylsp_plugin_can_be_turned_off(server: LanguageServer, tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(EXAMPLE.read_text())
+    settings = json.loads(json.dumps(IN_PROCESS_SETTINGS))
+    settings["pylsp"]["plugins"]["torchleak"] = {"enabled": False}
+    settings["pylsp"]["plugins"]["pyflakes"] = {"enabled": True}  # something must publish
+    diagnostics = _open(server, tmp_path, path, settings)
+    assert not [d for d in diagnostics if d.get("source") == "torchleak"]

@@ -10489,3 +10489,89 @@ class TestRoundTwentyEightShapes:
         # (an outer list keeping each inner list itself keeps a graph of its own)
         kept = source.replace("epoch_loss.append(sum(batch_loss) / len(batch_loss))", "epoch_loss.append({'losses': batch_loss})")
         assert [(line, code) for line, code, _ in self.findings(kept)] == [(11, "TLK102"), (12, "TLK102")]
+
+
+class TestRoundTwentyNineShapes:
+    """Session 34: misses of the held-out rounds read again, and zoo round 30."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    def test_create_graph_from_a_parameter_whose_default_is_true(self) -> None:
+        # (zoo round 29A mace_forces_backward: ``compute_forces(energy, positions, training=True)``
+        # runs ``backward(create_graph=training, inputs=[positions])``; the callers pass
+        # ``training=training`` from a forward whose own default is False, so the file's value
+        # was unsettled and no finding came)
+        found = self.findings("""
+            import torch
+
+            def compute_forces(energy, positions, training=True):
+                energy.sum().backward(create_graph=training, inputs=[positions])
+                return -positions.grad
+
+            def step(model, batches, opt, training=False):
+                for pos, target in batches:
+                    pos = pos.clone().requires_grad_(True)
+                    forces = compute_forces(model(pos), pos, training=training)
+                    loss = (forces - target).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """)
+        assert [(line, code) for line, code, _ in found] == [(5, "TLK302")], found
+        assert "'.backward(create_graph=training)', True where this file sets it," in found[0][2]
+
+    def test_create_graph_from_a_local_a_method_of_the_file_sets_true(self) -> None:
+        # (zoo round 28B storch_relax: ``create_graph = s.method.should_create_higher_order_graph()
+        # or create_graph``, the RELAX estimator's method returning True)
+        source = """
+            import torch
+
+            class Relax:
+                def should_create_higher_order_graph(self):
+                    return True
+
+            def surrogate_backward(costs, methods):
+                total = 0.0
+                create_graph = False
+                for cost, method in zip(costs, methods):
+                    total = total + cost.mean()
+                    create_graph = method.should_create_higher_order_graph() or create_graph
+                total.backward(create_graph=create_graph)
+
+            def run(model, batches, methods):
+                for x in batches:
+                    surrogate_backward([model(x)], methods)
+        """
+        found = self.findings(source)
+        assert [(line, code) for line, code, _ in found] == [(14, "TLK302")], found
+        # the same switch where nothing of the file sets it True: no finding
+        assert self.findings(source.replace("return True", "return False")) == []
+
+    def test_create_graph_a_parameter_no_call_sets_true_stays_silent(self) -> None:
+        # (timm's NativeScaler: ``loss.backward(create_graph=create_graph)``, default False, the
+        # caller passing ``hasattr(optimizer, 'is_second_order') and optimizer.is_second_order``
+        # where no class of the file sets it: a second-order optimizer is not this file's)
+        source = """
+            import torch
+
+            class Scaler:
+                def __call__(self, loss, optimizer, create_graph=False):
+                    loss.backward(create_graph=create_graph)
+                    optimizer.step()
+
+            def scale(loss, optimizer, create_graph=False):
+                loss.backward(create_graph=create_graph)
+                optimizer.step()
+
+            def train(model, loader, optimizer):
+                second_order = hasattr(optimizer, "is_second_order") and optimizer.is_second_order
+                for x in loader:
+                    loss = model(x).mean()
+                    scale(loss, optimizer, create_graph=second_order)
+        """
+        assert self.findings(source) == []
+        flagged = source + """
+            class AdaHessian(torch.optim.Optimizer):
+                is_second_order = True
+        """
+        assert [(line, code) for line, code, _ in self.findings(flagged)] == [(10, "TLK302")]

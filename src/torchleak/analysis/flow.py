@@ -1862,6 +1862,8 @@ class _FileContext:
     _methods_named: Optional[dict[str, list[cst.FunctionDef]]] = None
     _flags: Optional[dict[str, Optional[bool]]] = None
     _calls_by_name: Optional[dict[str, list[cst.Call]]] = None
+    _enclosing: Optional[dict[int, cst.FunctionDef]] = None
+    _true_names: Optional[frozenset[str]] = None
     _bound_methods: dict[tuple[str, str], bool] = field(default_factory=dict)
     _strings: Optional[dict[str, Optional[str]]] = None
     _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
@@ -2046,6 +2048,95 @@ class _FileContext:
             }
             return found.pop() if len(found) == 1 else None
         return None
+
+    def may_be_true(self, node: Optional[cst.BaseExpression], function: Optional[cst.FunctionDef], cls: Optional[str], depth: int = 0) -> bool:
+        """Some value the file gives a switch the default does not settle is ``True``: a
+        parameter some call passes True (or a name bound so in the caller: MACE's
+        ``compute_forces(..., training=training)``), a local bound so (``create_graph =
+        method.should_create_higher_order_graph() or create_graph``), ``x and o.flag`` where a
+        class of the file sets ``flag = True`` (timm's ``is_second_order``), a call of a function
+        of the file that returns True. Evidence of True, never a guess from a name."""
+        if node is None or depth > 5:
+            return False
+        settled = self.flag(node, function, cls)
+        if settled is not None:
+            return settled
+        kind = type(node)
+        if kind is cst.Name:
+            name = node.value
+            if function is None:
+                return False
+            for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+                if param.name.value == name:
+                    if self.may_be_true(param.default, None, None, depth + 1):
+                        return True
+                    return any(
+                        self.may_be_true(given, caller, self.owner.get(id(caller)) if caller is not None else None, depth + 1)
+                        for given, caller in self._passed_with_caller(function, param)
+                    )
+            return any(self.may_be_true(value, function, cls, depth + 1) for value in self._local_values(function, name))
+        if kind is cst.BooleanOperation:
+            if isinstance(node.operator, cst.Or):
+                return self.may_be_true(node.left, function, cls, depth + 1) or self.may_be_true(node.right, function, cls, depth + 1)
+            return self.flag(node.left, function, cls) is not False and self.may_be_true(node.right, function, cls, depth + 1)
+        if kind is cst.Attribute:
+            if isinstance(node.value, cst.Name) and node.value.value == "self" and cls is not None:
+                return any(self.may_be_true(value, method, cls, depth + 1) for method, value in self._attribute_assignments(cls, node.attr.value))
+            return node.attr.value in self._set_true_somewhere()
+        if kind is cst.Call:
+            called = node.func.value if type(node.func) is cst.Name else node.func.attr.value if type(node.func) is cst.Attribute else None
+            return called is not None and called in self._set_true_somewhere()
+        return False
+
+    def _passed_with_caller(self, function: cst.FunctionDef, param: cst.Param) -> list[tuple[cst.BaseExpression, Optional[cst.FunctionDef]]]:
+        """``_passed_for`` with the function of the file each call is in (None: at the top)."""
+        if self._enclosing is None:
+            enclosing: dict[int, cst.FunctionDef] = {}
+            for definition in subtree(self.module):
+                if type(definition) is cst.FunctionDef:
+                    for node in subtree(definition.body):
+                        if type(node) is cst.Call:
+                            enclosing[id(node)] = definition  # an inner definition comes later and wins
+            self._enclosing = enclosing
+        positional = [*function.params.posonly_params, *function.params.params]
+        index = positional.index(param) if param in positional else None
+        if index is not None and positional and positional[0].name.value in ("self", "cls"):
+            index -= 1
+        found = []
+        for call in self._calls_named(function.name.value):
+            given = _passed_at(call, index, param.name.value)
+            if given is not None:
+                found.append((given, self._enclosing.get(id(call))))
+        return found
+
+    def _local_values(self, function: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+        """The values ``name = value`` binds in ``function``'s own body."""
+        return [
+            small.value
+            for statement in iter_statements(function.body.body)
+            if type(statement) is cst.SimpleStatementLine
+            for small in statement.body
+            if type(small) is cst.Assign and any(type(target.target) is cst.Name and target.target.value == name for target in small.targets)
+        ]
+
+    def _set_true_somewhere(self) -> frozenset[str]:
+        """Names the file's classes bind to ``True`` (``is_second_order = True`` in a class body,
+        ``self.is_second_order = True``) and functions that return True."""
+        if self._true_names is None:
+            names: set[str] = set()
+            for node in subtree(self.module):
+                if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == "True":
+                    for target in node.targets:
+                        if type(target.target) is cst.Attribute:
+                            names.add(target.target.attr.value)
+                        elif type(target.target) is cst.Name:
+                            names.add(target.target.value)
+                elif type(node) is cst.FunctionDef:
+                    returns = [small for small in subtree(node.body) if type(small) is cst.Return]
+                    if any(type(ret.value) is cst.Name and ret.value.value == "True" for ret in returns):
+                        names.add(node.name.value)
+            self._true_names = frozenset(names)
+        return self._true_names
 
     def global_instance_class(self, key: str) -> Optional[str]:
         """The class of the file every assignment to the module-level ``key`` (``_CURRENT``,
@@ -5636,6 +5727,13 @@ class _Walker:
         node = self.function.node
         return self.context.flag(argument.value, node if type(node) is cst.FunctionDef else None, self.function.cls)
 
+    def _may_be_true(self, argument: Optional[cst.Arg]) -> bool:
+        """Some value the file gives the switch is True (``_FileContext.may_be_true``)."""
+        if argument is None:
+            return False
+        node = self.function.node
+        return self.context.may_be_true(argument.value, node if type(node) is cst.FunctionDef else None, self.function.cls)
+
     def _grad_switched_off(self, node: cst.Call, summary: Summary) -> bool:
         """The call passes ``False`` to the parameter that switches the callee's grad mode
         (``self.regression(data, track_gradient=False)`` in the validation loop)."""
@@ -6533,7 +6631,7 @@ class _Walker:
             frozenset(self._graph_sources(node)),
             output_mentions,
             keyword(node, "retain_graph") if self._flag(keyword(node, "retain_graph")) else None,
-            keyword(node, "create_graph") if self._flag(keyword(node, "create_graph")) else None,
+            keyword(node, "create_graph") if self._flag(keyword(node, "create_graph")) or (kind == "backward" and self._may_be_true(keyword(node, "create_graph"))) else None,
             self.statement,
             create_graph_maybe=keyword(node, "create_graph") is not None and self._flag(keyword(node, "create_graph")) is None,
         )

@@ -40,7 +40,7 @@ class BackwardCreateGraph(Rule):
     code: ClassVar[str] = "TLK302"
     name: ClassVar[str] = "backward-create-graph"
     message: ClassVar[str] = (
-        "'.backward(create_graph=True)' makes a reference cycle between {cycle} "
+        "'.backward({argument})'{when} makes a reference cycle between {cycle} "
         "that keeps the graph alive; use torch.autograd.grad(..., create_graph=True), or set "
         "{grads} to None after use"
     )
@@ -170,6 +170,11 @@ class BackwardCreateGraph(Rule):
                     fields = {"cycle": f"{name} and {name}.grad (zero_grad() resets only parameters)", "grads": f"{name}.grad"}
                 else:
                     fields = {"cycle": "each parameter and its .grad", "grads": "the grads"}
+                argument = code(call.create_graph).strip().rstrip(",").strip()
+                literal = type(call.create_graph.value) is cst.Name and call.create_graph.value.value == "True"
+                fields["argument"] = argument
+                # (a switch the file sets True somewhere: say so, the line alone does not)
+                fields["when"] = "" if literal else ", True where this file sets it,"
                 yield Report(call.create_graph, fields, call)
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:

@@ -10575,3 +10575,57 @@ class TestRoundTwentyNineShapes:
                 is_second_order = True
         """
         assert [(line, code) for line, code, _ in self.findings(flagged)] == [(10, "TLK302")]
+
+    def test_two_lookahead_unrolls_side_by_side_each_backwarded_by_a_helper(self) -> None:
+        # (zoo round 26D lola_dice_opponent_model, LOLA-DiCE: each agent's opponent estimate is
+        # unrolled with gradients a helper takes with create_graph=True, both unrolls in one inner
+        # loop, and a helper given the result backwards the meta-objective through a rollout memory;
+        # that was TLK301 on both updates, the clean twin included)
+        found = self.findings("""
+            import torch
+
+            class Memory:
+                def __init__(self):
+                    self.logprobs = []
+
+                def add(self, lp):
+                    self.logprobs.append(lp)
+
+                def objective(self):
+                    return -torch.stack(self.logprobs).mean()
+
+            def get_gradient(objective, theta):
+                return torch.autograd.grad(objective, theta, create_graph=True)[0]
+
+            class Agent:
+                def __init__(self):
+                    self.theta = torch.zeros(5, requires_grad=True)
+                    self.optimizer = torch.optim.Adam([self.theta], lr=0.1)
+
+                def in_lookahead(self, other_theta):
+                    memory = Memory()
+                    for _ in range(3):
+                        memory.add(torch.sigmoid(other_theta).log().sum() + self.theta.sum())
+                    return get_gradient(memory.objective(), other_theta)
+
+                def out_lookahead(self, other_theta):
+                    memory = Memory()
+                    for _ in range(3):
+                        memory.add(torch.sigmoid(other_theta).log().sum() * self.theta.sum())
+                    self.optimizer.zero_grad()
+                    memory.objective().backward()
+                    self.optimizer.step()
+
+            def play(agent1, agent2, n_update, n_lookaheads):
+                for update in range(n_update):
+                    theta1_ = agent1.theta.detach().clone().requires_grad_(True)
+                    theta2_ = agent2.theta.detach().clone().requires_grad_(True)
+                    for _ in range(n_lookaheads):
+                        grad2 = agent1.in_lookahead(theta2_)
+                        grad1 = agent2.in_lookahead(theta1_)
+                        theta2_ = theta2_ - 0.3 * grad2
+                        theta1_ = theta1_ - 0.3 * grad1
+                    agent1.out_lookahead(theta2_)
+                    agent2.out_lookahead(theta1_)
+        """)
+        assert found == [], found

@@ -1189,14 +1189,28 @@ def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebin
     if not fresh_before:
         return False
     inside = [call for call in function.backwards if loop.contains(call.seq)]
+    derived = function.derived_from({key})
     # (a grad with respect to the parameters is the first step, taken apart while the state still
-    # is the parameters, only beside grads with respect to the state)
+    # is the parameters, only beside grads with respect to the state; a backward that nothing of
+    # the state reaches is another unroll's, LOLA's two agents looking ahead side by side)
     if not inside or not all(
         (call.kind == "grad" and (key in _grad_inputs(call) or _grad_wrt_parameters(call))) or key in _helper_grad_inputs(call)
+        or not derived & call.mentions
         for call in inside
     ) or not any(key in _grad_inputs(call) or key in _helper_grad_inputs(call) for call in inside):
         return False  # a backward through the chain (or one in a helper that differentiates it)
-    return backwarded_after(function, key, loop)
+    return backwarded_after(function, key, loop) or _handed_to_a_later_helper_that_backwards(function, key, loop)
+
+
+def _handed_to_a_later_helper_that_backwards(function: Function, key: str, loop: Loop) -> bool:
+    """After the unroll, the state is given to a helper that runs a backward (LOLA's
+    ``agent.out_lookahead(theta_, values_)``, whose loss reaches the state through a rollout
+    memory the summary does not follow): the meta-step the chain is built for."""
+    return any(
+        call.kind == "call" and call.seq > loop.end and any(key in mentions(arg.value) for arg in call.node.args)
+        for call in function.backwards
+        if isinstance(call.node, cst.Call)
+    )
 
 
 def _helper_grad_inputs(call: BackwardCall) -> set[str]:

@@ -4,7 +4,7 @@ backwarded, which loop carries state from one iteration into the next."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Final, Optional, Union
 
 import libcst as cst
@@ -1006,9 +1006,12 @@ def carried_where_fixed(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
     given, the project's only call of it, reported in that helper (by its module's lint:
     ``_carried_for_importers``) rather than at the call, as for what a helper keeps."""
     externals = facts.externals
+    by_products = {id(item.binding) for item in returned_by_products(facts)}
     for loop, binding in carried_state(facts):
         if binding.helper and externals is not None and helper_fixing(externals, binding.helper):
             continue
+        if id(binding) in by_products:
+            continue  # a running mean of what a helper hands back beside the loss: TLK101 at its return
         yield loop, binding
     yield from _carried_for_importers(facts)
 
@@ -1889,3 +1892,93 @@ def state_kind(binding: Binding) -> Kind:
     if Kind.TENSOR in kinds and kinds <= {Kind.TENSOR, Kind.UNKNOWN}:
         return Kind.TENSOR
     return Kind.UNKNOWN
+
+
+@dataclass(frozen=True)
+class ByProduct:
+    """A value a helper of the file hands back beside the loss, attached, that the caller
+    keeps across iterations without backwarding it: YOLO's ``loss, loss_items =
+    compute_loss(pred, targets)`` folded into ``mloss = (mloss * i + loss_items) / (i + 1)``,
+    where ``ComputeLoss.__call__`` returns ``torch.cat((lbox, lobj, lcls))`` undetached. The fix
+    is the helper's return (upstream: ``.detach()``), reported there as a running sum."""
+
+    loop: Loop
+    binding: Binding
+    helper: Function
+    element: cst.BaseExpression
+    name: str
+
+
+def returned_by_products(facts: FileFacts) -> list[ByProduct]:
+    """The by-products the file's carried states keep."""
+    return [item for loop, binding in carried_state(facts) if (item := _by_product(facts, loop, binding)) is not None]
+
+
+def _by_product(facts: FileFacts, loop: Loop, binding: Binding) -> Optional[ByProduct]:
+    function = binding.function
+    if type(binding.node) is not cst.Assign or binding.via or binding.in_callee:
+        return None
+    operands = data_mentions(binding.node.value) - {binding.key}
+    backwarded: set[str] = set().union(*(call.mentions for call in function.backwards)) if function.backwards else set()
+    for name in sorted(operands):
+        earlier = [b for b in function.bindings if b.key == name and b.seq < binding.seq and loop.contains(b.seq)]
+        if not earlier:
+            continue
+        source = max(earlier, key=lambda b: b.seq).node
+        if type(source) is not cst.Assign or len(source.targets) != 1 or type(source.value) is not cst.Call:
+            continue
+        target = source.targets[0].target
+        if type(target) not in (cst.Tuple, cst.List):
+            continue
+        names = [element.value.value if type(element.value) is cst.Name else None for element in target.elements]
+        if name not in names:
+            continue
+        index = names.index(name)
+        others = {other for other in names if other is not None and other != name}
+        # the loss beside it is backwarded here, and nothing computed from it is
+        if not others & backwarded or function.derived_from({name}) & backwarded:
+            continue
+        helper = _called_helper(facts, function, source.value)
+        if helper is None or type(helper.node) is not cst.FunctionDef:
+            continue
+        element = _returned_element(helper, index, len(names))
+        if element is None:
+            continue
+        value = facts.values.get(id(element))
+        if value is None or not (value.attached or value.params):
+            continue  # (computed from what the caller gives, the model's output: attached there)
+        return ByProduct(loop, binding, helper, element, name)
+    return None
+
+
+def _called_helper(facts: FileFacts, function: Function, call: cst.Call) -> Optional[Function]:
+    """The function of the file ``call`` runs: by its name, a method of ``self``, or the
+    ``__call__`` (a module's ``forward``) of an object of a class of the file."""
+    func = call.func
+    candidates: list[str] = []
+    if type(func) is cst.Name:
+        candidates.append(func.value)
+    elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" and function.cls is not None:
+        candidates.append(f"{function.cls}.{func.attr.value}")
+    held = facts.values.get(id(func))
+    if (held is None or not held.cls) and type(func) is cst.Name:
+        # ``compute_loss = ComputeLoss(model)`` before the loop
+        bound = [b for b in function.bindings if b.key == func.value]
+        held = max(bound, key=lambda b: b.seq).value if bound else None
+    if held is not None and held.cls:
+        candidates += [f"{held.cls}.__call__", f"{held.cls}.forward"]
+    by_name = {each.name: each for each in facts.functions}
+    return next((by_name[name] for name in candidates if name in by_name), None)
+
+
+def _returned_element(helper: Function, index: int, arity: int) -> Optional[cst.BaseExpression]:
+    """The ``index``-th element every tuple ``helper`` returns, when there is one return of a
+    tuple of ``arity`` elements and that element is computed there (not a parameter as given)."""
+    returns = [statement for statement in own_returns(helper.node) if statement.value is not None]
+    tuples = [statement.value for statement in returns if type(statement.value) is cst.Tuple and len(statement.value.elements) == arity]
+    if len(tuples) != 1 or len(returns) != 1:
+        return None
+    element = tuples[0].elements[index].value
+    if type(element) is cst.Name and element.value in helper.summary.parameters:
+        return None
+    return element

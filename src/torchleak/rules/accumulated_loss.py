@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
-from torchleak.analysis.queries import held_across_iterations, item_fix, statement_text
+from torchleak.analysis.queries import held_across_iterations, item_fix, returned_by_products, statement_text
 from torchleak.edits import accumulation_fix, evidence
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -148,6 +148,27 @@ class AccumulatedLoss(Rule):
                 losses.update(loss, x.size(0))  # TLK101
             """,
             "a meter defined in the file whose update() adds its argument to self.sum: found at the call, through the method's summary",
+        ),
+        Flagged(
+            """
+            import torch
+
+            class ComputeLoss:
+                def __call__(self, pred, target):
+                    lbox = (pred[:, :4] - target[:, :4]).abs().mean()
+                    lcls = (pred[:, 4:] - target[:, 4:]).pow(2).mean()
+                    return lbox + lcls, torch.stack((lbox, lcls))  # TLK101
+
+            compute_loss = ComputeLoss()
+            mloss = torch.zeros(2)
+            for i, (x, y) in enumerate(train_loader):
+                loss, loss_items = compute_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                mloss = (mloss * i + loss_items) / (i + 1)
+            """,
+            "a running mean of what the loss helper hands back beside the loss (YOLO's mloss): found at the helper's return, where .detach() goes",
         ),
     )
     clean: ClassVar[tuple[Clean, ...]] = (
@@ -347,6 +368,22 @@ class AccumulatedLoss(Rule):
                     event,
                     loop,
                 )
+
+        for item in returned_by_products(facts):
+            # the helper's return is where the fix goes (YOLO's ComputeLoss: ``.detach()`` there)
+            caller = item.binding.function.name.rsplit(".", 1)[-1]
+            element = statement_text(facts, item.element, limit=40)
+            yield Report(
+                item.element,
+                {
+                    "statement": f"return ..., {element}",
+                    "fix": element,
+                    "advice": f"return {element}.detach() from {item.helper.name.rsplit('.', 1)[0] if item.helper.name.endswith(('__call__', 'forward')) else item.helper.name}: nothing backwards it",
+                    "through": f" ({caller} folds it into {item.binding.key} as {item.name}, every iteration)",
+                },
+                None,
+                item.loop,
+            )
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         return accumulation_fix(facts, report.event) if isinstance(report.event, Accumulation) else None

@@ -2061,8 +2061,7 @@ class _FileContext:
         settled = self.flag(node, function, cls)
         if settled is not None:
             return settled
-        kind = type(node)
-        if kind is cst.Name:
+        if isinstance(node, cst.Name):
             name = node.value
             if function is None:
                 return False
@@ -2075,16 +2074,17 @@ class _FileContext:
                         for given, caller in self._passed_with_caller(function, param)
                     )
             return any(self.may_be_true(value, function, cls, depth + 1) for value in self._local_values(function, name))
-        if kind is cst.BooleanOperation:
+        if isinstance(node, cst.BooleanOperation):
             if isinstance(node.operator, cst.Or):
                 return self.may_be_true(node.left, function, cls, depth + 1) or self.may_be_true(node.right, function, cls, depth + 1)
             return self.flag(node.left, function, cls) is not False and self.may_be_true(node.right, function, cls, depth + 1)
-        if kind is cst.Attribute:
+        if isinstance(node, cst.Attribute):
             if isinstance(node.value, cst.Name) and node.value.value == "self" and cls is not None:
                 return any(self.may_be_true(value, method, cls, depth + 1) for method, value in self._attribute_assignments(cls, node.attr.value))
             return node.attr.value in self._set_true_somewhere()
-        if kind is cst.Call:
-            called = node.func.value if type(node.func) is cst.Name else node.func.attr.value if type(node.func) is cst.Attribute else None
+        if isinstance(node, cst.Call):
+            func = node.func
+            called = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
             return called is not None and called in self._set_true_somewhere()
         return False
 

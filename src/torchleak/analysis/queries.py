@@ -1928,7 +1928,7 @@ def _by_product(facts: FileFacts, loop: Loop, binding: Binding) -> Optional[ByPr
         if type(source) is not cst.Assign or len(source.targets) != 1 or type(source.value) is not cst.Call:
             continue
         target = source.targets[0].target
-        if type(target) not in (cst.Tuple, cst.List):
+        if not isinstance(target, (cst.Tuple, cst.List)):
             continue
         names = [element.value.value if type(element.value) is cst.Name else None for element in target.elements]
         if name not in names:
@@ -1974,6 +1974,8 @@ def _called_helper(facts: FileFacts, function: Function, call: cst.Call) -> Opti
 def _returned_element(helper: Function, index: int, arity: int) -> Optional[cst.BaseExpression]:
     """The ``index``-th element every tuple ``helper`` returns, when there is one return of a
     tuple of ``arity`` elements and that element is computed there (not a parameter as given)."""
+    if not isinstance(helper.node, cst.FunctionDef):
+        return None
     returns = [statement for statement in own_returns(helper.node) if statement.value is not None]
     tuples = [statement.value for statement in returns if type(statement.value) is cst.Tuple and len(statement.value.elements) == arity]
     if len(tuples) != 1 or len(returns) != 1:

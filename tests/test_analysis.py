@@ -10674,3 +10674,79 @@ class TestRoundTwentyNineShapes:
         # as is, and the running mean itself chains the graphs
         source = self.YOLO_LOOP.replace("loss.backward()", "(loss + loss_items.sum()).backward()")
         assert [code for _, code, _ in self.findings(source)] == ["TLK103"]
+
+    def test_epoch_sums_of_a_model_whose_weights_live_in_a_parameter_dict(self) -> None:
+        # (zoo round 30B ngcf_bpr_epoch_loss, modelled on NGCF-PyTorch's main.py: the model keeps
+        # its weights in nn.ParameterDict's filled in init_weight, so its output looked detached;
+        # and ``for idx in range(n_batch)`` drawing a batch with data_generator.sample() inside
+        # ``for epoch in range(...)`` counted as critic steps on one batch)
+        found = self.findings("""
+            import torch
+            import torch.nn as nn
+
+            class NGCF(nn.Module):
+                def __init__(self, n, d):
+                    super().__init__()
+                    self.embedding_dict, self.weight_dict = self.init_weight(n, d)
+
+                def init_weight(self, n, d):
+                    embedding_dict = nn.ParameterDict({"user_emb": nn.Parameter(torch.randn(n, d))})
+                    weight_dict = nn.ParameterDict()
+                    weight_dict.update({"W": nn.Parameter(torch.randn(d, d))})
+                    return embedding_dict, weight_dict
+
+                def forward(self, users):
+                    ego = torch.matmul(self.embedding_dict["user_emb"], self.weight_dict["W"])
+                    return ego[users]
+
+            def run(data_generator, epochs, n_batch):
+                model = NGCF(10, 4)
+                optimizer = torch.optim.Adam(model.parameters())
+                for epoch in range(epochs):
+                    loss = 0.0
+                    for idx in range(n_batch):
+                        users = data_generator.sample()
+                        batch_loss = model(users).pow(2).mean()
+                        optimizer.zero_grad()
+                        batch_loss.backward()
+                        optimizer.step()
+                        loss += batch_loss
+                    print(epoch, float(loss))
+        """)
+        assert [(line, code) for line, code, _ in found] == [(31, "TLK101")], found
+
+    def test_a_product_over_a_parameter_list_inside_a_helper_the_loop_backwards(self) -> None:
+        # (tests/zoo held_cp_decomposition_loss_history: ``prod = prod * self.factors[mode][...]``
+        # over an nn.ParameterList, returned through relative_error to the loss backwarded: a
+        # chain that ends with the call, not a carried state)
+        found = self.findings("""
+            import torch
+
+            class CP(torch.nn.Module):
+                def __init__(self, shape):
+                    super().__init__()
+                    self.factors = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(s, 3)) for s in shape])
+
+                def entries(self, idx):
+                    prod = self.factors[0][idx[:, 0]]
+                    for mode in range(1, len(self.factors)):
+                        prod = prod * self.factors[mode][idx[:, mode]]
+                    return prod.sum(dim=1)
+
+            class Fitter:
+                def __init__(self, shape):
+                    self.model = CP(shape)
+                    self.optimizer = torch.optim.Adam(self.model.parameters())
+
+                def error(self, idx, values):
+                    approx = self.model.entries(idx)
+                    return (approx - values).norm()
+
+                def fit(self, stream):
+                    for idx, values in stream:
+                        loss = self.error(idx, values)
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+        """)
+        assert found == [], found

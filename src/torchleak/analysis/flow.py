@@ -4592,7 +4592,9 @@ class _Walker:
                 return container
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
-            if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN):
+            if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN) and not (
+                container.elements and any(element.records_graph for element in container.elements)
+            ):
                 return DETACHED  # nothing in a value without graph carries one (``batches[i]["x"]`` of randn)
             if literal is not None:
                 return container.entry(literal)  # (of a parameter: that entry of what the caller gives)
@@ -5349,6 +5351,9 @@ class _Walker:
                 return Value(State.DETACHED, Kind.FUNCTION_MODULE)
             if last == "Parameter":
                 return LEAF
+            if last in ("ParameterList", "ParameterDict"):
+                # what it holds are parameters, however it is filled (``d['W'] * x`` records a graph)
+                return Value(State.DETACHED, Kind.CONTAINER, elements=(LEAF,), open_tail=True)
             if last in vocab.NOT_MODULES:
                 return DETACHED
             return Value(State.DETACHED, Kind.MODULE, cls=name)

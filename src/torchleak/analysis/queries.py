@@ -430,13 +430,21 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
         return None  # the first value of a slot the loop then updates: reported at the update
     if not event.via and _loop_invariant(facts, function, event.value_node, loop):
         return None  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
-    if _repeats_on_one_batch(function, loop) and loop.parent is not None and not loop.parent.outlives_iteration(event.key):
+    if _repeats_on_one_batch(function, loop) and loop.parent is not None and not _counts_epochs(loop.parent) and not loop.parent.outlives_iteration(event.key):
         return None  # ``for _ in range(n_critic)`` on one batch, the sum reset by the batch loop: n graphs, not one per step
     if _bounded_by_one_batch(facts, function, event, loop):
         return None  # the tasks of one meta-batch, gathered and consumed in the call that handles it
     if _summed_within_one_step(facts, function, event, loop):
         return None  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
     return loop
+
+
+def _counts_epochs(loop: Loop) -> bool:
+    """``for epoch in range(n)``: an iteration prepares no batch, so a ``range`` loop inside it
+    that draws its own (NGCF's ``for idx in range(n_batch)`` around ``data_generator.sample()``)
+    is the pass over batches, not critic steps on one."""
+    node = loop.node
+    return type(node) is cst.For and not loop.over_loader and type(node.iter) is cst.Call and dotted(node.iter.func) == "range"
 
 
 def _repeats_on_one_batch(function: Function, loop: Loop) -> bool:
@@ -1110,7 +1118,8 @@ def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loo
         return False
     evidence = facts.evidence
     name = function.name
-    backwarded = evidence is not None and name in evidence.backwarded_results or name in facts.backwarded_by_importers
+    # (through callers that return it on: ``entries`` -> ``relative_error`` -> the loop's backward)
+    backwarded = evidence is not None and name in _backwarded_results_closure(facts) or name in facts.backwarded_by_importers
     return (backwarded or _result_feeds_a_backward(facts, name)) and key in function.returned_keys
 
 

@@ -10750,3 +10750,89 @@ class TestRoundTwentyNineShapes:
                         self.optimizer.step()
         """)
         assert found == [], found
+
+    JOUST = """
+        import torch
+        import torch.nn as nn
+        from torch.distributions import Categorical
+
+        class Agent(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.GRUCell(8, 8)
+                self.out = nn.Linear(8, 5)
+                self.embed = nn.Embedding(5, 8)
+
+            def policy(self, init):
+                h = init
+                inp = self.embed(torch.zeros(init.size(0), dtype=torch.long))
+                logprobs, hiddens = [], []
+                for _ in range(4):
+                    h = self.cell(inp, h)
+                    dist = Categorical(logits=self.out(h))
+                    a = dist.sample()
+                    logprobs.append(dist.log_prob(a))
+                    hiddens.append(h)
+                    inp = self.embed(a)
+                return {"logprobs": torch.stack(logprobs, 1), "hiddens": torch.stack(hiddens, 1)}
+
+            def decode(self, init, hiddens):
+                h = init + hiddens.mean(1)
+                inp = self.embed(torch.zeros(init.size(0), dtype=torch.long))
+                words = []
+                for _ in range(6):
+                    h = self.cell(inp, h)
+                    w = self.out(h).argmax(-1)
+                    words.append(w)
+                    inp = self.embed(w)
+                return {"decode": torch.stack(words, 1)}
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.agent = Agent()
+                self.optimizer = torch.optim.Adam(self.parameters())
+
+            def interact(self, goals, init):
+                dialogues = [{"goal": goal, "logprob": []} for goal in goals]
+                out = self.agent.policy(init)
+                words = self.agent.decode(init, out["hiddens"])
+                logprob = out["logprobs"].split(1, dim=0)
+                for i, dialogue in enumerate(dialogues):
+                    dialogue["logprob"].append(logprob[i].squeeze(0))
+                return dialogues
+
+            def rl_loss(self, dialogues):
+                loss = 0
+                for i in range(len(dialogues)):
+                    logprob = dialogues[i]["logprob"][0]
+                    loss += -torch.sum(logprob)
+                return loss
+
+            def update(self, loss):
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+
+        def train(goals, inits):
+            model = Model()
+            for init in inits:
+                dialogues = model.interact(goals, init)
+                loss = model.rl_loss(dialogues)
+                model.update(loss)
+    """
+
+    def test_a_policy_rollout_returned_into_the_dialogues_a_caller_backwards(self) -> None:
+        # (zoo round 30A joust_dialogue_rl, modelled on JOUST: the policy's token loop keeps its
+        # log-probs and hidden states for the REINFORCE loss, handed to the caller inside the
+        # generated dialogues, and a greedy decoder chains its hidden state over a fixed number
+        # of tokens of which only argmax words leave the call; 4 false findings on both twins)
+        assert self.findings(self.JOUST) == []
+
+    def test_a_decoder_that_keeps_what_it_decodes_attached_is_still_reported(self) -> None:
+        # the same decoder keeping its per-token scores attached (a generator's
+        # positional_scores): the chain does leave the loop
+        source = self.JOUST.replace("w = self.out(h).argmax(-1)", "w = self.out(h)").replace(
+            "inp = self.embed(w)", "inp = self.embed(w.argmax(-1))"
+        )
+        assert [code for _, code, _ in self.findings(source)], self.findings(source)

@@ -224,7 +224,7 @@ def _backwarded_results_closure(facts: FileFacts) -> set[str]:
         return found
     returning = [
         (function.name, callee_name) for function, key, _callee, resolved, callee_name, _given in observations.call_results
-        if resolved and key in function.returned_keys
+        if resolved and key is not None and _flows_into_returned(function, key)
     ]
     grown = True
     while grown:
@@ -234,6 +234,19 @@ def _backwarded_results_closure(facts: FileFacts) -> set[str]:
                 found.add(callee)
                 grown = True
     return found
+
+
+def _flows_into_returned(function: Function, key: str) -> bool:
+    """``key`` is returned, or put into what is returned: into an element of a returned list
+    (``for gen_dial in gen_dial_batch: gen_dial['logprob'].append(act_logprob[i])`` with
+    ``act_logprob`` computed from ``act_out``, and ``gen_dial_batch`` returned)."""
+    if key in function.returned_keys:
+        return True
+    derived = function.derived_from({key})
+    return any(
+        binding.key in derived and type(binding.node) is cst.For and binding.mentions & function.returned_keys
+        for binding in function.bindings
+    )
 
 
 def returned_on_purpose(facts: FileFacts, event: Held, loop: Loop) -> bool:
@@ -936,6 +949,8 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     break  # MAML's fast weights: an inner loop differentiating only up to the state
                 if _unrolled_for_the_caller(facts, function, binding.key, loop, rebinds[binding.key]):
                     break  # a learned optimizer's unroll: the meta-loss it returns is backwarded by the caller
+                if _chain_stays_in_the_call(facts, function, binding.key, loop, rebinds[binding.key]):
+                    break  # a greedy decoder's hidden state: only its argmax words leave the call
                 if "." in binding.key and _differentiable_unroll(function, loop) and _started_in_each_call(function, binding.key, loop, rebinds[binding.key]):
                     break  # ``self._initialize()`` before an unroll taken with create_graph: kept for the meta-gradient, ends with the call (Metattack)
                 if fed_back_only_as_data(function, binding.key, loop):
@@ -1103,6 +1118,36 @@ def _started_in_each_call(function: Function, key: str, loop: Loop, rebinds: lis
         other.seq < loop.start and (not other.value.attached or (key not in other.mentions and not other.fed_to_call))
         for other in rebinds
     )
+
+
+def _chain_stays_in_the_call(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
+    """A local state started in the call before a loop of its own (not a pass over batches:
+    no optimizer step, no backward, no loader), of which nothing leaves the call: not returned,
+    not stored, not summed into anything (a decoder's ``h = cell(inp, h)`` returning only
+    ``torch.stack(words)`` of argmax tokens), in a function a training step calls (a caller
+    whose result is backwarded: JOUST's dialogue rollout). The chain is freed when the call
+    ends; in inference code (no training caller) the graph is waste, and TLK103 says no_grad."""
+    if "." in key or loop.has_optimizer_step or loop.has_backward or loop.over_loader or loop.per_batch_method:
+        return False
+    evidence = facts.evidence
+    if evidence is None:
+        return False
+    training = _backwarded_results_closure(facts)
+    if not any(callee == function.name and caller in training for callee, caller in evidence.callers):
+        return False
+    if not _repeats_on_one_batch(function, loop):
+        return False  # (a pass over a stream's chunks chains as long as the stream: a leak within the call)
+    if not _started_in_each_call(function, key, loop, rebinds):
+        return False
+    derived = function.derived_from({key})
+    returned = function.returns
+    holds_no_graph = returned.detached or (returned.elements is not None and all(element.detached for element in returned.elements))
+    if derived & function.returned_keys and not holds_no_graph:
+        return False  # (what it returns, argmax tokens, is computed from the chain but holds none of it)
+    kept: list[Held] = [*function.stores, *function.accumulations]
+    if any(event.key in derived or derived & mentions(event.value_node) or event.value.attached for event in kept):
+        return False  # (anything attached kept, however the analysis links it to the state)
+    return not any(derived & call.mentions for call in function.backwards)
 
 
 def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:

@@ -10836,3 +10836,40 @@ class TestRoundTwentyNineShapes:
             "inp = self.embed(w)", "inp = self.embed(w.argmax(-1))"
         )
         assert [code for _, code, _ in self.findings(source)], self.findings(source)
+
+    def test_what_an_object_called_through_an_attribute_sets_on_itself_is_its_own(self) -> None:
+        # (zoo round 31B hgrl_graph_dqn, modelled on Heterogeneous-Graph-RL: ``loss, extra =
+        # self.dqn_loss(batch, self.net, self.target_net)`` with DqnLoss.__call__ keeping the last
+        # ``self.selected_action_values_``; the attribute was put on the trainer's ``self`` and,
+        # the trainer being handed to nothing but mentioned by the call, called a carried state)
+        found = self.findings("""
+            import torch
+            import torch.nn as nn
+
+            class DqnLoss:
+                def __init__(self):
+                    self.selected_ = None
+
+                def __call__(self, batch, net):
+                    states, targets = batch
+                    values = net(states)
+                    self.selected_ = values
+                    return (values - targets).pow(2).mean()
+
+            class Trainer:
+                def __init__(self):
+                    self.net = nn.Linear(4, 2)
+                    self.dqn_loss = DqnLoss()
+                    self.optimizer = torch.optim.Adam(self.net.parameters())
+
+                def training_step(self, batch):
+                    loss = self.dqn_loss(batch, self.net)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+            def fit(trainer, batches):
+                for batch in batches:
+                    trainer.training_step(batch)
+        """)
+        assert found == [], found

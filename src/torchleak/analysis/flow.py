@@ -5848,10 +5848,14 @@ class _Walker:
         """The caller's key for a summary's effect target."""
         func = node.func
         if target.startswith("self."):
+            called_object = summary.name.rsplit(".", 1)[-1] in ("forward", "__call__")
             if type(func) is not cst.Attribute:
                 # ``memory(feats)``: the instance called is ``self``
-                owner = dotted(func) if summary.name.rsplit(".", 1)[-1] in ("forward", "__call__") else None
+                owner = dotted(func) if called_object else None
                 return f"{owner}.{target[len('self.'):]}" if owner is not None else None
+            if called_object and func.attr.value not in ("forward", "__call__") and dotted(func) is not None:
+                # ``self.dqn_loss(batch, ...)``: the object called is ``self.dqn_loss``, not ``self``
+                return f"{dotted(func)}.{target[len('self.'):]}"
             owner = dotted(func.value)
             if owner is None and type(func.value) is cst.Call:
                 # ``get_current().logkv_mean(key, val)``: the module's logger, kept for good

@@ -1,0 +1,3 @@
+"""
+Codebase for "Improved Denoising Diffusion Probabilistic Models" (small CPU variant).
+"""

@@ -1,0 +1,5 @@
+"""Env package."""
+
+from tianshou_lite.env.venvs import DummyVectorEnv
+
+__all__ = ["DummyVectorEnv"]

@@ -10873,3 +10873,47 @@ class TestRoundTwentyNineShapes:
                     trainer.training_step(batch)
         """)
         assert found == [], found
+
+    def test_a_holder_filled_just_before_it_is_handed_to_a_keeper(self) -> None:
+        # (zoo rounds 31A torchsample_history_callback and 30B stylegan2_gp_track: ``batch_logs
+        # ['loss'] = loss`` then ``callbacks.on_batch_end(i, batch_logs)`` whose History sums it;
+        # ``self.last_gp_loss = gp.clone()`` then ``self.track(self.last_gp_loss, 'GP')``; both
+        # authors marked the line that fills the holder, where .item() goes; torchleak reported
+        # the call one line below)
+        found = self.findings("""
+            import torch
+
+            class History:
+                def __init__(self):
+                    self.total = 0.0
+
+                def on_batch_end(self, batch, logs):
+                    self.total += logs["loss"]
+
+            class CallbackContainer:
+                def __init__(self, callbacks):
+                    self.callbacks = list(callbacks)
+
+                def on_batch_end(self, batch, logs):
+                    for callback in self.callbacks:
+                        callback.on_batch_end(batch, logs)
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                    self.history = History()
+
+                def fit(self, batches):
+                    container = CallbackContainer([self.history])
+                    batch_logs = {}
+                    for i, (x, y) in enumerate(batches):
+                        loss = (self.model(x) - y).pow(2).mean()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                        batch_logs["loss"] = loss
+                        container.on_batch_end(i, batch_logs)
+        """)
+        assert [(line, code) for line, code, _ in found] == [(33, "TLK101")], found
+        assert "store loss.item() here" in found[0][2]

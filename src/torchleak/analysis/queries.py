@@ -417,7 +417,7 @@ def _held(facts: FileFacts, double_backward: bool, as_importer: bool) -> Iterato
                 continue
             if _records_a_leaking_sum(facts, function, event):
                 continue  # the epoch's record of a batch sum reported where it is summed: one fix
-            yield _the_one_attached_entry(facts, event) or event, loop
+            yield _the_one_attached_entry(facts, event) or _filled_just_before(facts, function, event) or event, loop
     yield from _stored_per_call(facts, double_backward)
     if not as_importer:
         yield from _kept_for_importers(facts, double_backward)
@@ -502,6 +502,46 @@ def _the_one_attached_entry(facts: FileFacts, event: Held) -> Optional[Store]:
         event, node=where, value_node=value, value=facts.values[id(value)], via=f"{record} is kept by '{statement_text(facts, event.node, limit=40)}' every iteration",
         in_callee="", given=False, helper="", kept_by="",
     )
+
+
+#: In an event's ``via``: reported where the holder a helper is handed was filled.
+HANDED_TO: Final = " is handed to '"
+
+
+def _filled_just_before(facts: FileFacts, function: Function, event: Held) -> Optional[Held]:
+    """A holder a helper is handed every iteration (``callbacks.on_batch_end(i, batch_logs)``,
+    ``self.track(self.last_gp_loss, 'GP')``) that the iteration filled with an attached value
+    just before (``batch_logs['loss'] = loss``, ``self.last_gp_loss = gp.clone()``), and that no
+    backward of the function reads: the fix goes where it is filled (``loss.item()`` there),
+    reported there."""
+    if not event.via or event.loop is None or type(event.node) is not cst.Call:
+        return None
+    key = dotted(event.value_node)
+    if key is None or key == "self":
+        return None
+    backwarded: set[str] = set().union(*(call.mentions for call in function.backwards)) if function.backwards else set()
+    if function.derived_from({key}) & (backwarded | function.returned_keys):
+        return None  # (a loss the step returns, or backwards: the fix cannot detach it where it is made)
+    # a holder: an attribute set, or a dict's entry; a local bound to a computation is the value itself
+    fills: list[tuple[int, cst.CSTNode, cst.BaseExpression]] = [
+        (binding.seq, binding.node, binding.node.value)
+        for binding in function.bindings
+        if "." in key and binding.key == key and binding.seq < event.seq and event.loop.contains(binding.seq)
+        and type(binding.node) is cst.Assign and len(binding.node.targets) == 1
+    ]
+    fills += [
+        (store.seq, store.node, store.value_node)
+        for store in function.stores
+        if store.key == key and store.method == "[]=" and store.seq < event.seq and event.loop.contains(store.seq)
+    ]
+    attached = [(seq, node, value) for seq, node, value in fills if (known := facts.values.get(id(value))) is not None and known.attached]
+    if len(attached) != 1:
+        return None
+    _, node, value = attached[0]
+    via = f"{key}{HANDED_TO}{statement_text(facts, event.node, limit=40)}' every iteration"
+    if isinstance(event, Store):
+        return replace(event, node=node, value_node=value, value=facts.values[id(value)], via=via, in_callee="", given=False, helper="", kept_by="")
+    return replace(event, node=node, value_node=value, value=facts.values[id(value)], via=via, in_callee="", helper="", kept_by="")
 
 
 def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) -> bool:

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
-from torchleak.analysis.queries import held_across_iterations, item_fix, returned_by_products, statement_text
+from torchleak.analysis.queries import HANDED_TO, held_across_iterations, item_fix, returned_by_products, statement_text
 from torchleak.edits import accumulation_fix, evidence
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -346,7 +346,10 @@ class AccumulatedLoss(Rule):
                 value = item_fix(facts, event.value_node)
                 given = facts.values.get(id(event.value_node))
                 advice = _advice(value, given, event.via)
-                if event.in_callee and not (given is not None and given.kind in (Kind.TUPLE, Kind.CONTAINER)):
+                if HANDED_TO in event.via:
+                    # the holder a helper is handed, filled here: convert what fills it
+                    advice = f"store {value}.item() here (or {value}.detach())"
+                elif event.in_callee and not (given is not None and given.kind in (Kind.TUPLE, Kind.CONTAINER)):
                     # summed in the helper, from what its caller gives it: the fix is this line
                     advice = f"accumulate {value}.item() here (or {value}.detach())"
                 elif event.via and event.value_node is event.node:

@@ -2209,12 +2209,7 @@ class _FileContext:
     def _passed_for(self, function: cst.FunctionDef, param: cst.Param) -> list[cst.BaseExpression]:
         """What the file's calls naming ``function`` (``f(...)``, ``self.f(...)``) pass for
         ``param``, by keyword or position (a method's ``self`` counted as bound)."""
-        positional = [*function.params.posonly_params, *function.params.params]
-        index = positional.index(param) if param in positional else None
-        if index is not None and positional and positional[0].name.value in ("self", "cls"):
-            index -= 1
-        passed = (_passed_at(call, index, param.name.value) for call in self._calls_named(function.name.value))
-        return [given for given in passed if given is not None]
+        return [given for given, _caller in self._passed_with_caller(function, param)]
 
     def _module_flags(self) -> dict[str, Optional[bool]]:
         """Module-level names bound once to ``True`` or ``False`` (bound again: unknown)."""

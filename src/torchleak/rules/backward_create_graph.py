@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts, Function, GradReset
 from torchleak.analysis import torch_knowledge as vocab
-from torchleak.analysis.flow import iter_statements
+from torchleak.analysis.flow import iter_statements, subtree
 from torchleak.analysis.names import last_identifier
 from torchleak.analysis.values import Kind
 from torchleak.edits import code, line_holding
@@ -157,10 +157,19 @@ class BackwardCreateGraph(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
+        grads_set_to_none: bool | None = None
         for function in facts.functions:
             for call in function.backwards:
                 if call.create_graph is None or call.kind == "grad":
                     continue
+                literal = type(call.create_graph.value) is cst.Name and call.create_graph.value.value == "True"
+                if not literal:
+                    # a switch only some paths set True: where the file sets a .grad to None anywhere
+                    # (a callee the walk cannot reach, storch's update_parameters), trust it
+                    if grads_set_to_none is None:
+                        grads_set_to_none = _sets_a_grad_to_none(facts.module)
+                    if grads_set_to_none:
+                        continue
                 resets = _resets_after(function, call)
                 inputs = _unreset_inputs(function, call, resets)
                 if resets and not inputs:
@@ -171,7 +180,6 @@ class BackwardCreateGraph(Rule):
                 else:
                     fields = {"cycle": "each parameter and its .grad", "grads": "the grads"}
                 argument = code(call.create_graph).strip().rstrip(",").strip()
-                literal = type(call.create_graph.value) is cst.Name and call.create_graph.value.value == "True"
                 fields["argument"] = argument
                 # (a switch the file sets True somewhere: say so, the line alone does not)
                 fields["when"] = "" if literal else ", True where this file sets it,"
@@ -182,6 +190,15 @@ class BackwardCreateGraph(Rule):
         if not isinstance(call, BackwardCall) or _unreset_inputs(call.function, call, _resets_after(call.function, call)):
             return None  # (an input's .grad: zero_grad() would not break its cycle)
         return zero_grad_fix(facts, call)
+
+
+def _sets_a_grad_to_none(module: cst.Module) -> bool:
+    """``p.grad = None`` somewhere in the file."""
+    return any(
+        type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == "None"
+        and any(type(target.target) is cst.Attribute and target.target.attr.value == "grad" for target in node.targets)
+        for node in subtree(module)
+    )
 
 
 def _resets_after(function: Function, call: BackwardCall) -> list[GradReset]:

@@ -10927,3 +10927,41 @@ class TestRoundTwentyNineShapes:
         """)
         assert [(line, code) for line, code, _ in found] == [(33, "TLK101")], found
         assert "store loss.item() here" in found[0][2]
+
+    def test_a_retain_in_a_helper_called_per_parameter_within_one_step_is_needed(self) -> None:
+        # (zoo round 31B sophia_tab_transformer, modelled on SophiaH: the optimizer's step calls a
+        # Hutchinson estimator once per parameter, each taking autograd.grad(sum(grad * u), p,
+        # retain_graph=True) through the one double-backward graph of the loss; the next
+        # parameter's call needs it: TLK201 on both twins)
+        found = self.findings("""
+            import torch
+            from torch.optim.optimizer import Optimizer
+
+            class Hutchinson:
+                def estimate(self, p, grad):
+                    u = torch.randn_like(grad)
+                    hvp = torch.autograd.grad(torch.sum(grad * u), p, retain_graph=True)[0]
+                    return u * hvp
+
+            class SophiaH(Optimizer):
+                def __init__(self, params, lr=1e-3):
+                    super().__init__(params, dict(lr=lr))
+                    self.estimator = Hutchinson()
+
+                def step(self):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            h = self.estimator.estimate(p, p.grad)
+                            p.data.add_(p.grad.detach() / (h.detach().abs() + 1e-8), alpha=-group["lr"])
+
+            def train(model, optimizer, batches):
+                for x, y in batches:
+                    loss = (model(x) - y).pow(2).mean()
+                    grads = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+                    for p, g in zip(model.parameters(), grads):
+                        p.grad = g
+                    optimizer.step()
+                    for p in model.parameters():
+                        p.grad = None
+        """)
+        assert [code for _, code, _ in found if code == "TLK201"] == [], found

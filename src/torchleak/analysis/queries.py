@@ -1635,7 +1635,14 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
     function = call.function
     if not call.output_mentions:
         return True
-    if set(call.output_mentions) & _graph_parameters(function, sites):
+    passed = set(call.output_mentions) & _graph_parameters(function, sites)
+    given = (function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)) & (set(function.summary.parameters) - {"self"})
+    if given and any(site.loop is not None and not (site.loop.has_forward or site.loop.over_loader or site.loop.per_batch_method) for site in sites):
+        # called again and again within one step on what the step computed before (Sophia's
+        # Hutchinson estimate per parameter of one loss's double-backward graph): the next call
+        # goes through the same graph
+        return True
+    if passed:
         # It differentiates what its callers passed (``calculate_adaptive_weight(nll_loss,
         # g_loss)``): their graph, needed when they backward it (or a graph sharing a value
         # with it) afterwards.

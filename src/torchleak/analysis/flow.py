@@ -1830,6 +1830,18 @@ class _Observations:
     batch_callbacks: set[int] = field(default_factory=set)
 
 
+def _own_assignments(function: cst.FunctionDef) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """``(name, value)`` for each ``name = value`` (each name target of it) in the function's
+    own statements."""
+    for statement in iter_statements(function.body.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            yield target.target.value, small.value
+
+
 @dataclass
 class _FileContext:
     module: cst.Module
@@ -2111,13 +2123,7 @@ class _FileContext:
 
     def _local_values(self, function: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
         """The values ``name = value`` binds in ``function``'s own body."""
-        return [
-            small.value
-            for statement in iter_statements(function.body.body)
-            if type(statement) is cst.SimpleStatementLine
-            for small in statement.body
-            if type(small) is cst.Assign and any(type(target.target) is cst.Name and target.target.value == name for target in small.targets)
-        ]
+        return [value for assigned, value in _own_assignments(function) if assigned == name]
 
     def _set_true_somewhere(self) -> frozenset[str]:
         """Names the file's classes bind to ``True`` (``is_second_order = True`` in a class body,
@@ -2227,15 +2233,7 @@ class _FileContext:
         return self._flags
 
     def _assigned_names(self, function: cst.FunctionDef) -> set[str]:
-        return {
-            target.target.value
-            for statement in iter_statements(function.body.body)
-            if isinstance(statement, cst.SimpleStatementLine)
-            for small in statement.body
-            if isinstance(small, cst.Assign)
-            for target in small.targets
-            if isinstance(target.target, cst.Name)
-        }
+        return {name for name, _value in _own_assignments(function)}
 
     def holds_a_bound_method(self, cls: str, attribute: str) -> bool:
         """``self.<attribute>`` is set in ``__init__`` from a parameter, and every construction of
@@ -5724,15 +5722,18 @@ class _Walker:
         self.first_order``, ``retain_graph=USE_MEMORY``); None when the code does not say."""
         if argument is None:
             return None
-        node = self.function.node
-        return self.context.flag(argument.value, node if type(node) is cst.FunctionDef else None, self.function.cls)
+        return self.context.flag(argument.value, self._definition(), self.function.cls)
 
     def _may_be_true(self, argument: Optional[cst.Arg]) -> bool:
         """Some value the file gives the switch is True (``_FileContext.may_be_true``)."""
         if argument is None:
             return False
+        return self.context.may_be_true(argument.value, self._definition(), self.function.cls)
+
+    def _definition(self) -> Optional[cst.FunctionDef]:
+        """The definition walked (None for the module's body)."""
         node = self.function.node
-        return self.context.may_be_true(argument.value, node if type(node) is cst.FunctionDef else None, self.function.cls)
+        return node if type(node) is cst.FunctionDef else None
 
     def _grad_switched_off(self, node: cst.Call, summary: Summary) -> bool:
         """The call passes ``False`` to the parameter that switches the callee's grad mode
@@ -6626,6 +6627,8 @@ class _Walker:
             roots = _backward_roots(outputs, self.context.aliases)
             for key in data_mentions(outputs) & output_mentions:
                 self.context.observations.backward_keys.append((self.function, key, self._loop_id(), key in roots))
+        create_graph = keyword(node, "create_graph")
+        creates = self._flag(create_graph)
         event = BackwardCall(
             node,
             self.context.next_seq(),
@@ -6635,9 +6638,10 @@ class _Walker:
             frozenset(self._graph_sources(node)),
             output_mentions,
             keyword(node, "retain_graph") if self._flag(keyword(node, "retain_graph")) else None,
-            keyword(node, "create_graph") if self._flag(keyword(node, "create_graph")) or (kind == "backward" and self._may_be_true(keyword(node, "create_graph"))) else None,
+            # (a backward's switch that only some paths of the file set True counts: TLK302 says so)
+            create_graph if creates or (creates is None and kind == "backward" and self._may_be_true(create_graph)) else None,
             self.statement,
-            create_graph_maybe=keyword(node, "create_graph") is not None and self._flag(keyword(node, "create_graph")) is None,
+            create_graph_maybe=create_graph is not None and creates is None,
         )
         self._locate(node, event.retain_graph, event.create_graph)
         self.function.backwards.append(event)

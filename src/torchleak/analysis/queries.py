@@ -452,19 +452,26 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
     return loop
 
 
+def _range_loop(loop: Loop) -> Optional[cst.For]:
+    """The loop's ``for`` when it counts ``range(...)``."""
+    node = loop.node
+    if type(node) is not cst.For or loop.over_loader or type(node.iter) is not cst.Call or dotted(node.iter.func) != "range":
+        return None
+    return node
+
+
 def _counts_epochs(loop: Loop) -> bool:
     """``for epoch in range(n)``: an iteration prepares no batch, so a ``range`` loop inside it
     that draws its own (NGCF's ``for idx in range(n_batch)`` around ``data_generator.sample()``)
     is the pass over batches, not critic steps on one."""
-    node = loop.node
-    return type(node) is cst.For and not loop.over_loader and type(node.iter) is cst.Call and dotted(node.iter.func) == "range"
+    return _range_loop(loop) is not None
 
 
 def _repeats_on_one_batch(function: Function, loop: Loop) -> bool:
     """``for _ in range(k):`` whose body never reads its counter: k updates on what the
     enclosing iteration prepared (a discriminator's critic steps), not a pass over batches."""
-    node = loop.node
-    if type(node) is not cst.For or loop.over_loader or type(node.iter) is not cst.Call or dotted(node.iter.func) != "range":
+    node = _range_loop(loop)
+    if node is None:
         return False
     counter = mentions(node.target)
     if counter <= {"_"}:
@@ -519,8 +526,7 @@ def _filled_just_before(facts: FileFacts, function: Function, event: Held) -> Op
     key = dotted(event.value_node)
     if key is None or key == "self":
         return None
-    backwarded: set[str] = set().union(*(call.mentions for call in function.backwards)) if function.backwards else set()
-    if function.derived_from({key}) & (backwarded | function.returned_keys):
+    if function.derived_from({key}) & (function.backward_mentions | function.returned_keys):
         return None  # (a loss the step returns, or backwards: the fix cannot detach it where it is made)
     # a holder: an attribute set, or a dict's entry; a local bound to a computation is the value itself
     fills: list[tuple[int, cst.CSTNode, cst.BaseExpression]] = [
@@ -539,9 +545,8 @@ def _filled_just_before(facts: FileFacts, function: Function, event: Held) -> Op
         return None
     _, node, value = attached[0]
     via = f"{key}{HANDED_TO}{statement_text(facts, event.node, limit=40)}' every iteration"
-    if isinstance(event, Store):
-        return replace(event, node=node, value_node=value, value=facts.values[id(value)], via=via, in_callee="", given=False, helper="", kept_by="")
-    return replace(event, node=node, value_node=value, value=facts.values[id(value)], via=via, in_callee="", helper="", kept_by="")
+    moved = replace(event, node=node, value_node=value, value=facts.values[id(value)], via=via, in_callee="", helper="", kept_by="")
+    return replace(moved, given=False) if isinstance(moved, Store) else moved  # (a store's: no longer what a helper was given)
 
 
 def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) -> bool:
@@ -1184,10 +1189,9 @@ def _chain_stays_in_the_call(facts: FileFacts, function: Function, key: str, loo
     holds_no_graph = returned.detached or (returned.elements is not None and all(element.detached for element in returned.elements))
     if derived & function.returned_keys and not holds_no_graph:
         return False  # (what it returns, argmax tokens, is computed from the chain but holds none of it)
-    kept: list[Held] = [*function.stores, *function.accumulations]
-    if any(event.key in derived or derived & mentions(event.value_node) or event.value.attached for event in kept):
+    if any(event.key in derived or derived & mentions(event.value_node) or event.value.attached for event in _held_events(function)):
         return False  # (anything attached kept, however the analysis links it to the state)
-    return not any(derived & call.mentions for call in function.backwards)
+    return not derived & function.backward_mentions
 
 
 def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
@@ -2020,7 +2024,7 @@ def _by_product(facts: FileFacts, loop: Loop, binding: Binding) -> Optional[ByPr
     if type(binding.node) is not cst.Assign or binding.via or binding.in_callee:
         return None
     operands = data_mentions(binding.node.value) - {binding.key}
-    backwarded: set[str] = set().union(*(call.mentions for call in function.backwards)) if function.backwards else set()
+    backwarded = function.backward_mentions
     for name in sorted(operands):
         earlier = [b for b in function.bindings if b.key == name and b.seq < binding.seq and loop.contains(b.seq)]
         if not earlier:
@@ -2056,11 +2060,8 @@ def _called_helper(facts: FileFacts, function: Function, call: cst.Call) -> Opti
     """The function of the file ``call`` runs: by its name, a method of ``self``, or the
     ``__call__`` (a module's ``forward``) of an object of a class of the file."""
     func = call.func
-    candidates: list[str] = []
-    if type(func) is cst.Name:
-        candidates.append(func.value)
-    elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" and function.cls is not None:
-        candidates.append(f"{function.cls}.{func.attr.value}")
+    named = _called_function(call, function)
+    candidates = [named] if named is not None else []
     held = facts.values.get(id(func))
     if (held is None or not held.cls) and type(func) is cst.Name:
         # ``compute_loss = ComputeLoss(model)`` before the loop

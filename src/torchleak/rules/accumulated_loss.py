@@ -376,12 +376,15 @@ class AccumulatedLoss(Rule):
             # the helper's return is where the fix goes (YOLO's ComputeLoss: ``.detach()`` there)
             caller = item.binding.function.name.rsplit(".", 1)[-1]
             element = statement_text(facts, item.element, limit=40)
+            # (``ComputeLoss`` for its ``__call__``, as the caller sees it)
+            owner, _, method = item.helper.name.rpartition(".")
+            helper = owner if owner and method in ("__call__", "forward") else item.helper.name
             yield Report(
                 item.element,
                 {
                     "statement": f"return ..., {element}",
                     "fix": element,
-                    "advice": f"return {element}.detach() from {item.helper.name.rsplit('.', 1)[0] if item.helper.name.endswith(('__call__', 'forward')) else item.helper.name}: nothing backwards it",
+                    "advice": f"return {element}.detach() from {helper}: nothing backwards it",
                     "through": f" ({caller} folds it into {item.binding.key} as {item.name}, every iteration)",
                 },
                 None,

@@ -163,7 +163,7 @@ class BackwardCreateGraph(Rule):
                 if call.create_graph is None or call.kind == "grad":
                     continue
                 literal = type(call.create_graph.value) is cst.Name and call.create_graph.value.value == "True"
-                if not literal:
+                if call.create_graph_maybe:
                     # a switch only some paths set True: where the file sets a .grad to None anywhere
                     # (a callee the walk cannot reach, storch's update_parameters), trust it
                     if grads_set_to_none is None:

@@ -991,25 +991,55 @@ def _backwards_in(body: cst.CSTNode) -> bool:
     )
 
 
-def _slot_read_into(body: cst.CSTNode, leaf: cst.BaseExpression, target: cst.Subscript) -> bool:
-    """``oldval`` bound in the function from the slot itself (``oldval, cnt = self.name2val[key],
-    self.name2cnt[key]`` before ``self.name2val[key] = oldval * cnt / (cnt + 1) + val / (cnt +
-    1)``, the running mean of OpenAI's logger): the update reads the slot through a local."""
+def _slot_read_into(body: cst.CSTNode, leaf: cst.BaseExpression, target: cst.Subscript) -> Optional[cst.Assign]:
+    """The assignment that binds ``leaf`` in the function from the slot itself (``oldval, cnt =
+    self.name2val[key], self.name2cnt[key]`` before ``self.name2val[key] = oldval * cnt / (cnt +
+    1) + val / (cnt + 1)``, the running mean of OpenAI's logger; ``new = (1 - d) * p + d *
+    self.shadow[k]`` before ``self.shadow[k] = new.clone()``): the update reads the slot through a
+    local, and that assignment is where it is computed."""
+    while type(leaf) is cst.Call and type(leaf.func) is cst.Attribute and leaf.func.attr.value in _COPYING_METHODS and not leaf.args:
+        leaf = leaf.func.value  # ``new.clone()`` stores what ``new`` holds
     if type(leaf) is not cst.Name:
-        return False
+        return None
     for node in subtree(body):
         if type(node) is not cst.Assign or len(node.targets) != 1:
             continue
         bound, value = node.targets[0].target, node.value
-        if type(bound) is cst.Name and bound.value == leaf.value and _reads_slot(value, target):
-            return True
+        if type(bound) is cst.Name and bound.value == leaf.value and any(_reads_slot(part, target) for part in [value, *arithmetic_leaves(value)]):
+            return node
         if type(bound) is cst.Tuple and type(value) is cst.Tuple and len(bound.elements) == len(value.elements):
             if any(
                 type(name.value) is cst.Name and name.value.value == leaf.value and _reads_slot(given.value, target)
                 for name, given in zip(bound.elements, value.elements)
             ):
-                return True
-    return False
+                return node
+    return None
+
+
+def _weighted_by_a_count(statement: cst.CSTNode, body: cst.CSTNode) -> bool:
+    """``m[k] = (seen * m[k] + x * n) / (seen + n)`` with ``seen += n`` beside it: a running mean
+    (a total, as an average meter keeps), not a moving average with a fixed decay."""
+    assign = single_assign(statement)
+    if assign is None:
+        return False
+    counters = {
+        key for node in subtree(body)
+        if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign and (key := dotted(node.target)) is not None
+    }
+    return bool(counters & mentions(assign.value))
+
+
+def _bound_once(body: cst.CSTNode, assignment: cst.Assign) -> bool:
+    """The names ``assignment`` binds are bound nowhere else in ``body``."""
+    names = {name for target in assignment.targets for name in mentions(target.target)}
+    return not any(
+        node is not assignment and any(names & mentions(target.target) for target in node.targets)
+        for node in subtree(body) if type(node) is cst.Assign
+    ) and not any(type(node) in (cst.For, cst.AugAssign) and names & mentions(node.target) for node in subtree(body))
+
+
+#: Methods whose result holds what their receiver holds, as a new tensor.
+_COPYING_METHODS: Final = frozenset({"clone", "contiguous", "float", "double", "half"})
 
 
 def _reads_slot(node: cst.BaseExpression, target: cst.Subscript) -> bool:
@@ -1342,7 +1372,12 @@ def decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     """``target = target * m + x * (1 - m)``: an assignment whose sum scales the target's old
     value (a moving average), unlike a running total (``target = target + x``)."""
     assign = single_assign(statement)
-    if assign is None or len(assign.targets) != 1 or dotted(assign.targets[0].target) != target:
+    if assign is None or len(assign.targets) != 1:
+        return False
+    written = assign.targets[0].target
+    if type(written) is cst.Subscript:
+        written = written.value  # ``Z[idx] = a * Z[idx] + (1 - a) * p``: a moving average per slot
+    if dotted(written) != target:
         return False
     lerped = lerp_operands(assign.value)
     if lerped is not None:
@@ -3779,6 +3814,13 @@ class _Walker:
             )
             if self.flag_guards and effect.when_given < 0:
                 effect = replace(effect, when_given=self.flag_guards[-1])
+            if effect.kind == "reset" and effect.depth == 0 and effect.when_given < 0 and self.function.summary.effects:
+                # (``self.proto = self.proto.detach()`` after the update, on every path: what
+                # the call carried or kept there is gone when it returns)
+                self.function.summary.effects[:] = [
+                    earlier for earlier in self.function.summary.effects
+                    if not (earlier.target == effect.target and earlier.kind in ("carry", "accumulate", "store"))
+                ]
             self.function.summary.effects.append(effect)
             self.function.effect_nodes[id(effect)] = inner if inner is not None else self.statement
             self._locate(self.statement)
@@ -3907,26 +3949,33 @@ class _Walker:
         """``stats[k] = stats[k] + loss`` accumulates into a slot; ``ema[k] = 0.9 * ema[k] + 0.1 * x``
         of a value that is not a loss carries the slot's graph into the next iteration."""
         leaves = arithmetic_leaves(value_node)
-        same = [leaf for leaf in leaves if _reads_slot(leaf, target) or _slot_read_into(self.function.node, leaf, target)]
+        through = {id(leaf): _slot_read_into(self.function.node, leaf, target) for leaf in leaves}
+        same = [leaf for leaf in leaves if _reads_slot(leaf, target) or through[id(leaf)] is not None]
         if not same:
             return False
+        computed = next((through[id(leaf)] for leaf in same if through[id(leaf)] is not None and len(leaves) == 1), None)
+        if computed is not None and not _bound_once(self.function.node, computed):
+            computed = None  # (``state = self.h[i]``, then ``x, state = rnn(x, state)``: made by neither alone)
         if not value.attached:
             # In a summary: ``self.sums[k] = self.sums.get(k, 0) + v * n`` accumulates its argument.
             outside = self._outside_target(key)
             if outside is not None and not self._in_batch_loop():
-                self._effect(Effect("accumulate", outside, value, self.function.name, "+="))
+                moving = decays_itself(statement, key) and not _weighted_by_a_count(statement, self.function.node)
+                self._effect(Effect("accumulate", outside, value, self.function.name, DECAYING_SUM if moving else "+="))
             return True
         attached = [leaf for leaf in leaves if leaf not in same and self.values.get(id(leaf), UNKNOWN).attached]
         if any(self._is_loss_like(leaf) for leaf in attached):
             self._accumulation(statement, target, key, "=", attached[0], self.values[id(attached[0])])
         else:
-            self._binding(statement, key, value, mentions(value_node), fed=True)
+            # (``self.shadow[k] = new.clone()`` of an average computed just before: made there)
+            made = computed if computed is not None else statement
+            self._binding(made, key, value, mentions(value_node), fed=True)
             outside = self._outside_target(key)
             if outside is not None and not self._in_batch_loop() and not value.double_backward:
                 # ``self.shadow[k] = d * self.shadow[k] + (1 - d) * p`` in a method called per batch:
                 # the object's slot carries every call's graph into the next (a slot folding in
                 # create_graph gradients, a differentiable optimizer's velocity, is TLK301's)
-                self._effect(Effect("carry", outside, value, self.function.name, "[]="))
+                self._effect(Effect("carry", outside, value, self.function.name, "[]="), computed)
         return True
 
     def _augmented(self, node: cst.AugAssign) -> None:

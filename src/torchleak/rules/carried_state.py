@@ -31,7 +31,8 @@ class CarriedState(Rule):
     of the old graphs, so the second raises "Trying to backward through the graph a second
     time". Without `backward()` in the loop (an evaluation loop without `torch.no_grad()`), or
     with `retain_graph=True`, the chain grows by one graph every iteration; that case is
-    reported once, as TLK202, at the backward whose `retain_graph=True` hides it.
+    reported here, at the carry, and as TLK202 at the backward whose `retain_graph=True` hides it
+    (both lines change).
     Truncated backpropagation through time detaches the state at each boundary:
     `h = h.detach()`.
 
@@ -371,13 +372,13 @@ class CarriedState(Rule):
     )
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
-        # With retain_graph=True hiding it, TLK202 reports it at the backward, whose message
-        # names the state and its detach: both fixes, one finding.
+        # With retain_graph=True hiding it, the carry is reported here and the retain by TLK202:
+        # both lines change (the detach, and dropping the retain).
         papered = papered_by_a_retain(facts)
         zeroed: set[int] = set()
         for loop, binding in carried_where_fixed(facts):
-            if papered(binding):
-                continue
+            if papered(binding) and _names_a_file(binding.via):
+                continue  # (carried by another module's helper: TLK202 names it and its file; this line would not change)
             if bounded_by_each_call(facts, loop, binding):
                 continue  # (a chain one call of a per-batch function long, never differentiated)
             if binding.value.double_backward and sums_into_itself(binding):
@@ -385,6 +386,8 @@ class CarriedState(Rule):
             key, where = binding.key, ""
             trains = _trains(facts, loop, binding)
             consequence = "the second backward fails, or memory grows" if trains else "memory grows every iteration"
+            if papered(binding):
+                consequence = "the retain_graph=True that keeps the second backward from failing keeps them all alive, so memory and step time grow every iteration"
             zeroing = history_keeping_reset(facts, loop, binding.key) if binding.in_callee else None
             if zeroing is not None:
                 # ``reset_states()`` zeroes the membrane in place: the fix is the reset, not the
@@ -401,11 +404,21 @@ class CarriedState(Rule):
                 }
                 yield Report(zeroing.node, {**fields, "statement": statement}, zeroing, loop)
                 continue
-            if binding.in_callee.endswith(".forward"):
+            if papered(binding):
+                # the state's gradient is needed within the step: detach between iterations only
+                if binding.in_callee:
+                    key = "self." + binding.key.rsplit(".", 1)[-1]
+                    where = f" (updated by {binding.in_callee})"
+                statement = detach_statement(binding, key) or f"{key} = {key}.detach()"
+                inside = f" in {binding.in_callee}, before it is updated" if binding.in_callee else ""
+                fix = f"detach it each iteration ({statement}{inside}) and drop retain_graph=True"
+            elif binding.in_callee.endswith(".forward"):
                 # A module's forward updates its own state from its input: fixed in the forward.
                 key = "self." + binding.key.rsplit(".", 1)[-1]
                 where = f" (updated by {binding.in_callee} from its input)"
                 fix = "update it under torch.no_grad() (or from detached values) in that forward"
+                if (slot := _slot_written(binding)) is not None:
+                    fix = f"write {slot}.detach() into it in that forward"  # (a streaming RNN's state: its gradient within the call is needed)
             elif binding.in_callee and (handed := _argument_handed_to(binding)) is not None:
                 # the call that hands a helper what it averages: a number, or a detached tensor
                 method = binding.in_callee.rsplit(".", 1)[-1]
@@ -435,6 +448,8 @@ class CarriedState(Rule):
                 fix = f"start each iteration from a fresh leaf: {key} = {key}.detach().requires_grad_()"
             elif (detaching := detach_statement(binding, key)) is not None:
                 fix = f"detach it each iteration: {detaching}"
+            elif (slot := _slot_written(binding)) is not None:
+                fix = f"write {slot}.detach() into it"  # (``self.hidden[i] = state`` of a streaming forward)
             else:
                 fix = "detach it (each tensor it holds) at the start of each iteration"
             if _names_a_file(binding.via):
@@ -446,6 +461,8 @@ class CarriedState(Rule):
         binding, loop = report.event, report.loop
         if not isinstance(binding, Binding) or loop is None:
             return None
+        if papered_by_a_retain(facts)(binding):
+            return None  # (TLK202's fix detaches it and drops the retain together)
         averaged = averaged_operand(facts, binding) if _trains(facts, loop, binding) else None
         if averaged is not None:
             return accumulation_fix(facts, averaged)  # (the same edit as a sum's: ``loss.item()``)
@@ -495,6 +512,15 @@ def _starts_as_leaf(binding: Binding) -> bool:
     """The state starts as a tensor that requires grad (``adv = x.clone().requires_grad_()``),
     which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
     return any(other.key == binding.key and other.value.leaf for other in binding.function.bindings)
+
+
+def _slot_written(binding: Binding) -> str | None:
+    """The name written into a slot of the state (``self.hidden[i] = state``), if that is the
+    statement that carries it."""
+    assign = single_assign(binding.node)
+    if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Subscript or type(assign.value) is not cst.Name:
+        return None
+    return assign.value.value
 
 
 def _names_a_file(via: str) -> bool:

@@ -59,6 +59,8 @@ class RetainGraphCarriedState(Rule):
             loss.backward()
         optimizer.step()
     """
+    #: The carried state is reported too, where it is carried: both lines change.
+    companions: ClassVar[frozenset[str]] = frozenset({"TLK103"})
     flagged: ClassVar[tuple[Flagged, ...]] = (
         Flagged(
             """
@@ -66,7 +68,7 @@ class RetainGraphCarriedState(Rule):
             import torch.nn.functional as F
             h = torch.zeros(1, 32, 128)
             for inputs, targets in loader:
-                out, h = rnn(inputs, h)
+                out, h = rnn(inputs, h)  # TLK103
                 loss = F.mse_loss(head(out[:, -1]), targets)
                 loss.backward(retain_graph=True)  # TLK202
             optimizer.step()
@@ -79,7 +81,7 @@ class RetainGraphCarriedState(Rule):
             import torch
             h = torch.zeros(1, 32, 64)
             for x, y in loader:
-                out, h = gru(x, h)
+                out, h = gru(x, h)  # TLK103
                 loss = criterion(out, y)
                 loss.backward(retain_graph=True)  # TLK202
                 optimizer.step()
@@ -90,7 +92,7 @@ class RetainGraphCarriedState(Rule):
         Flagged(
             """
             for x, y in loader:
-                out, hidden = model(x, hidden)
+                out, hidden = model(x, hidden)  # TLK103
                 loss = criterion(out, y)
                 optimizer.zero_grad()
                 loss.backward(retain_graph=True)  # TLK202
@@ -114,7 +116,7 @@ class RetainGraphCarriedState(Rule):
                     if self.context is None:
                         self.context = h.mean(0)
                     else:
-                        self.context = 0.5 * self.context + 0.5 * h.mean(0)
+                        self.context = 0.5 * self.context + 0.5 * h.mean(0)  # TLK103
                     return h + self.context
 
             class Trainer:

@@ -1035,7 +1035,7 @@ def _bound_once(body: cst.CSTNode, assignment: cst.Assign) -> bool:
     return not any(
         node is not assignment and any(names & mentions(target.target) for target in node.targets)
         for node in subtree(body) if type(node) is cst.Assign
-    ) and not any(type(node) in (cst.For, cst.AugAssign) and names & mentions(node.target) for node in subtree(body))
+    ) and not any(isinstance(node, (cst.For, cst.AugAssign)) and names & mentions(node.target) for node in subtree(body))
 
 
 #: Methods whose result holds what their receiver holds, as a new tensor.
@@ -1374,7 +1374,7 @@ def decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     assign = single_assign(statement)
     if assign is None or len(assign.targets) != 1:
         return False
-    written = assign.targets[0].target
+    written: cst.BaseExpression = assign.targets[0].target
     if type(written) is cst.Subscript:
         written = written.value  # ``Z[idx] = a * Z[idx] + (1 - a) * p``: a moving average per slot
     if dotted(written) != target:

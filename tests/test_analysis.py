@@ -11158,3 +11158,53 @@ class TestRoundThirtyTwoShapes:
                     history.on_batch_end(logs, x.size(0))
         """)
         assert [code for _, code, _ in found] == ["TLK101"], found
+
+    METRICS = """
+        import torch
+        import torch.nn as nn
+
+        def accuracy_nd(mu, labels):
+            diff = torch.sum(torch.abs(mu - labels))
+            return torch.stack([diff, torch.sum(torch.abs(labels))])
+
+        def update_metrics(raw_metrics, mu, labels):
+            raw_metrics["ND"] = raw_metrics["ND"] + accuracy_nd(mu, labels)
+            return raw_metrics
+
+        def train(model, optimizer, loader, params):
+            metrics = {"ND": torch.zeros(2)}
+            loss_epoch = []
+            for x, labels in loader:
+                optimizer.zero_grad()
+                loss = torch.zeros(1)
+                for t in range(params.train_window):
+                    mu = model(x[t])
+                    loss += (mu - labels[t]).pow(2).mean()
+                    metrics = update_metrics(metrics, mu, labels[t])
+                loss.backward()
+                optimizer.step()
+                loss = loss.item() / params.train_window
+                loss_epoch.append(loss)
+            return loss_epoch, metrics
+
+        def run(loader, params):
+            model = nn.Linear(4, 4)
+            return train(model, torch.optim.SGD(model.parameters(), lr=0.1), loader, params)
+    """
+
+    def test_a_metric_summed_over_a_time_unroll_is_kept_across_the_batches(self) -> None:
+        # (zoo round 32A deepar_train_nd, modelled on zhykoties/TimeSeries: ``train_metrics =
+        # update_metrics(train_metrics, mu, labels[t])`` in the loop over time steps of each batch;
+        # rebinding the name to what the helper hands back emptied nothing, and the time loop,
+        # whose loss sum is backwarded after it, hid the pass over batches around it)
+        found = self.findings(self.METRICS)
+        assert [(line, code) for line, code, _ in found] == [(10, "TLK101")], found  # (the helper's one sum: fixed there)
+        assert "accuracy_nd(mu, labels).detach()" in found[0][2], found
+        fixed = self.METRICS.replace("update_metrics(metrics, mu, labels[t])", "update_metrics(metrics, mu.detach(), labels[t])")
+        assert self.findings(fixed) == []
+
+    def test_a_number_scaled_by_a_setting_is_a_number(self) -> None:
+        # (the same file's fixed twin: ``loss = loss.item() / params.train_window`` then
+        # ``loss_epoch.append(loss)``: a name the file backwards, rebound to a number)
+        fixed = self.METRICS.replace("update_metrics(metrics, mu, labels[t])", "update_metrics(metrics, mu.detach(), labels[t])")
+        assert "loss_epoch.append(loss)" in fixed and self.findings(fixed) == []

@@ -4659,6 +4659,9 @@ class _Walker:
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
             if left.leaf or right.leaf:
                 self._mark_loops(forward=True)  # ``x @ self.W``: a forward computed from parameters
+            for number, (other, other_node) in ((left, (right, node.right)), (right, (left, node.left))):
+                if number == NUMBER and other.state is State.UNKNOWN and other.kind is Kind.UNKNOWN and type(other_node) is cst.Attribute and dotted(other_node) is not None:
+                    return NUMBER  # ``loss.item() / params.train_window``: a number scaled by a setting
             return combine(left, right)
         if type(node) is cst.UnaryOperation:
             operand = self.evaluate(node.expression)
@@ -5051,7 +5054,7 @@ class _Walker:
             elif type(func) is cst.Attribute:
                 self._number_read(func.value)
             return NUMBER
-        if method in vocab.NUMBER_METHODS and (node.args or method != "size") and receiver.kind is not Kind.MODULE and receiver.cls is None:
+        if method in vocab.NUMBER_METHODS and receiver.kind is not Kind.MODULE and receiver.cls is None:
             return NUMBER  # ``x.size(0)``, ``x.numel()``
         if name == "getattr" and len(node.args) >= 2 and node.args[0].keyword is None:
             read = self._attributes_named(node.args[0].value, node.args[1].value)

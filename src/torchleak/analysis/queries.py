@@ -428,28 +428,50 @@ def _leaking(facts: FileFacts, function: Function, event: Held, as_importer: boo
     externals = facts.externals
     if event.helper and not as_importer and externals is not None and helper_fixing(externals, event.helper):
         return None
-    loop = leaking_loop(event, facts)
-    if loop is None or backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
+    if backwarded_later(function, event.key) or backwarded_elsewhere(facts, event.key, function):
         return None
+    # The innermost batch loop first; when what it does makes a sum harmless there (a time
+    # unroll within one step, backwarded after it), a loop around it that the target also
+    # outlives (the pass over batches) may still keep every step's graph.
+    for loop in _outlived_batch_loops(event, facts):
+        if _leaks_across(facts, function, event, loop):
+            return loop
+    return None
+
+
+def _outlived_batch_loops(event: Held, facts: FileFacts) -> Iterator[Loop]:
+    first = leaking_loop(event, facts)
+    if first is None:
+        return
+    yield first
+    if not isinstance(event, Accumulation):
+        return  # (a store in micro-batches, emptied by the step around them, is not followed out)
+    for loop in first.enclosing():
+        if loop is not first and loop.is_batch_loop and loop.outlives_iteration(event.key) and not reset_by_another_method(facts, loop, event.key):
+            yield loop
+
+
+def _leaks_across(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:
+    """``event`` keeps a graph across the iterations of ``loop`` that it should not."""
     if _emptied_every_iteration(function, event, loop):
-        return None  # ``history.clear()`` (or ``history = []``) in every iteration
+        return False  # ``history.clear()`` (or ``history = []``) in every iteration
     if returned_on_purpose(facts, event, loop) or bounded_by_outer_step(event, loop):
-        return None
+        return False
     if _shares_a_graph_kept_for_a_later_backward(function, event, loop):
-        return None  # predictions beside the task losses of a meta-loss: the same graphs
+        return False  # predictions beside the task losses of a meta-loss: the same graphs
     if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
-        return None  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
+        return False  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
     if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
-        return None  # the first value of a slot the loop then updates: reported at the update
+        return False  # the first value of a slot the loop then updates: reported at the update
     if not event.via and _loop_invariant(facts, function, event.value_node, loop):
-        return None  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
+        return False  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
     if _repeats_on_one_batch(function, loop) and loop.parent is not None and not _counts_epochs(loop.parent) and not loop.parent.outlives_iteration(event.key):
-        return None  # ``for _ in range(n_critic)`` on one batch, the sum reset by the batch loop: n graphs, not one per step
+        return False  # ``for _ in range(n_critic)`` on one batch, the sum reset by the batch loop: n graphs, not one per step
     if _bounded_by_one_batch(facts, function, event, loop):
-        return None  # the tasks of one meta-batch, gathered and consumed in the call that handles it
+        return False  # the tasks of one meta-batch, gathered and consumed in the call that handles it
     if _summed_within_one_step(facts, function, event, loop):
-        return None  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
-    return loop
+        return False  # micro-batches (or samples) of one optimizer step, summed in the call that takes it
+    return True
 
 
 def _range_loop(loop: Loop) -> Optional[cst.For]:
@@ -893,6 +915,9 @@ def _emptied_every_iteration(function: Function, event: Held, loop: Loop) -> boo
     return any(
         binding.key in owners and not binding.value.attached and binding.seq != event.seq
         and binding.loop is loop and binding.branch_depth == loop.branch_depth
+        # (``metrics = update_metrics(metrics, out)`` hands back what it was given, summed into:
+        # not a new value unless the call is known to detach, as ``h = repackage(h)`` is)
+        and not (binding.fed_to_call and binding.key in binding.mentions and not binding.value.detached)
         for binding in function.bindings
     )
 

@@ -157,6 +157,8 @@ class Value:
             return join(*self.elements)
         if self.attached or self.leaf:
             return Value(State.ATTACHED, Kind.UNKNOWN, self.double_backward, params=self.params, via_entries=self.via_entries)
+        if self.kind is Kind.NUMBER and self.detached:
+            return self  # ``batch, steps, dim = x.size()``: numbers
         return Value(State.UNKNOWN, params=self.params, via_entries=self.via_entries)
 
     def with_state(self, state: State) -> Value:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
+import libcst as cst
+
+from torchleak.analysis.flow import additive_terms, data_mentions, single_assign
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
 from torchleak.analysis.queries import HANDED_TO, held_across_iterations, item_fix, returned_by_products, statement_text
@@ -343,7 +346,7 @@ class AccumulatedLoss(Rule):
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for event, loop in held_across_iterations(facts, double_backward=False):
             if isinstance(event, Accumulation):
-                value = item_fix(facts, event.value_node)
+                value = item_fix(facts, _added_operand(event))
                 given = facts.values.get(id(event.value_node))
                 advice = _advice(value, given, event.via)
                 if HANDED_TO in event.via:
@@ -360,6 +363,14 @@ class AccumulatedLoss(Rule):
                     # a running sum of non-scalar tensors in a loop that never backwards (a
                     # decoder's inference loop): ``.item()`` would raise there
                     advice = f"accumulate {value}.detach(), or run the loop under torch.no_grad() if nothing backwards it"
+                elif (
+                    event.via and given is not None and given.kind is Kind.TENSOR and not evidence(facts, event.function).one_element(event.value_node)
+                    and not data_mentions(event.value_node) & event.function.backward_mentions
+                    and isinstance(event.node, cst.Call) and any(arg.value is event.value_node for arg in event.node.args)
+                ):
+                    # a model's output handed to a metric helper: ``.item()`` of it would raise
+                    helper = event.via.split(" ", 1)[0]
+                    advice = f"pass {value}.detach() to {helper} (or compute its sums under torch.no_grad())"
                 yield Report(
                     event.node,
                     {
@@ -393,6 +404,16 @@ class AccumulatedLoss(Rule):
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         return accumulation_fix(facts, report.event) if isinstance(report.event, Accumulation) else None
+
+
+def _added_operand(event: Accumulation) -> cst.BaseExpression:
+    """What a written-out sum adds to its target: ``accuracy(mu, y)`` of ``m["nd"] = m["nd"] +
+    accuracy(mu, y)`` (``.item()`` of the whole sum would convert the total, not the term)."""
+    assign = single_assign(event.node)
+    if assign is None or len(assign.targets) != 1 or type(event.value_node) is not cst.BinaryOperation:
+        return event.value_node
+    rest = [term for term in additive_terms(event.value_node) if not term.deep_equals(assign.targets[0].target)]
+    return rest[0] if len(rest) == 1 else event.value_node
 
 
 def _advice(value: str, given: Value | None, via: str) -> str:

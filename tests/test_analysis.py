@@ -11208,3 +11208,51 @@ class TestRoundThirtyTwoShapes:
         # ``loss_epoch.append(loss)``: a name the file backwards, rebound to a number)
         fixed = self.METRICS.replace("update_metrics(metrics, mu, labels[t])", "update_metrics(metrics, mu.detach(), labels[t])")
         assert "loss_epoch.append(loss)" in fixed and self.findings(fixed) == []
+
+    STAT_LOSS = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class EMAStatLoss(nn.Module):
+            def __init__(self, dim, momentum=0.9):
+                super().__init__()
+                self.momentum = momentum
+                self._ema = torch.zeros(dim)
+
+            def _update(self, batch_mean):
+                m = self.momentum
+                self._ema = m * self._ema + (1 - m) * batch_mean
+                return self._ema
+
+            def forward(self, feats):
+                ema = self._update(feats.mean(0))
+                return (feats - ema).pow(2).sum(1).mean()
+
+        class Trainer:
+            def __init__(self):
+                self.model = nn.Linear(4, 4)
+                self.stat_loss = EMAStatLoss(4)
+                self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+            def step(self, x):
+                feats = self.model(x)
+                loss = feats.pow(2).mean() + 0.1 * self.stat_loss(feats)
+                self.opt.zero_grad()
+                loss.backward(retain_graph=True)
+                self.opt.step()
+
+        def run(batches):
+            trainer = Trainer()
+            for x in batches:
+                trainer.step(x)
+    """
+
+    def test_a_loss_module_averaging_its_input_carries_it_for_the_step_that_calls_it(self) -> None:
+        # (zoo round 32B forum_ema_loss_backward, modelled on a PyTorch forum thread: a loss
+        # module's forward keeps an EMA of the features it is given; a trainer's per-batch step
+        # calls it and papers over the chain with retain_graph=True, which was called unneeded)
+        found = self.findings(self.STAT_LOSS)
+        assert [(line, code) for line, code, _ in found] == [(14, "TLK103"), (31, "TLK202")], found
+        fixed = self.STAT_LOSS.replace("(1 - m) * batch_mean", "(1 - m) * batch_mean.detach()").replace("retain_graph=True", "")
+        assert self.findings(fixed) == []

@@ -1928,6 +1928,8 @@ class _FileContext:
     imported_forwards: dict[int, Summary] = field(default_factory=dict)
     #: The summary applied at each call of a function of the file or the project, by ``id``.
     applied: dict[int, Summary] = field(default_factory=dict)
+    #: Per method (by id): whether it returns a value computed from an attribute of ``self``.
+    returns_own_state: dict[int, bool] = field(default_factory=dict)
     #: ``id`` of arguments no graph flows out of through the call: the callee's result is not
     #: computed from them, or only through ``.detach()`` (``fake`` in ``compute_D_loss(real, fake)``
     #: whose discriminator sees ``fake.detach()``).
@@ -2890,9 +2892,34 @@ class _Walker:
     def _data_flow(self, value_node: cst.BaseExpression, target: str) -> None:
         """The values (not the callables computing them) of ``value_node`` that may hold a graph
         flow into ``target``."""
-        for source in data_mentions(value_node) & self._graph_sources(value_node):
+        for source in data_mentions(value_node) & self._graph_sources(value_node) | self._receivers_returned_from(value_node):
             if source != target:
                 self.function.data_flows_to.setdefault(source, set()).add(target)
+
+    def _receivers_returned_from(self, value_node: cst.BaseExpression) -> set[str]:
+        """Objects whose method of the file returns what it computes from the object itself
+        (``temperature = ctl.update(logits)`` returning a value made from ``self.ent_ema``): the
+        result is data of that object."""
+        found: set[str] = set()
+        for node in subtree(value_node):
+            if type(node) is cst.Call and type(node.func) is cst.Attribute:
+                receiver = dotted(node.func.value)
+                if receiver is None or id(node) not in self.context.applied or receiver == "self":
+                    continue
+                definition = self._resolve(node.func, node.args)
+                if definition is not None and self._returns_own_state(definition):
+                    found.add(receiver)
+        return found
+
+    def _returns_own_state(self, definition: cst.FunctionDef) -> bool:
+        """A method returns a value computed from an attribute of ``self``."""
+        known = self.context.returns_own_state.get(id(definition))
+        if known is None:
+            known = self.context.returns_own_state[id(definition)] = any(
+                statement.value is not None and any(key.startswith("self.") for key in data_mentions(statement.value))
+                for statement in own_returns(definition)
+            )
+        return known
 
     def _locate(self, *nodes: Optional[cst.CSTNode]) -> None:
         """Remember which top-level statement holds nodes a rule may report."""
@@ -5370,10 +5397,12 @@ class _Walker:
             else:
                 self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=callee.name)
                 outside = self._outside_target(key)
-                if export and effect.kind == "carry" and outside is not None and outside.startswith("self.") and not self._in_batch_loop():
+                moving = effect.kind == "carry" or effect.kind == "accumulate" and effect.method == DECAYING_SUM
+                if (export or not self.loops) and moving and outside is not None and outside.startswith("self.") and not self._in_batch_loop():
                     # a layer of ``self.layers`` keeps its running statistics: the outer module
-                    # keeps them, for the loop that calls it (``flow.log_prob(x)`` per batch)
-                    self._effect(replace(effect, target=outside, value=value), where)
+                    # keeps them, for the loop that calls it (``flow.log_prob(x)`` per batch); so
+                    # does a trainer's step calling a loss module that averages its input
+                    self._effect(replace(effect, kind="carry", target=outside, value=value), where)
             top = self.context.def_tops.get(id(forward))
             if top is not None:
                 self.context.facts.top_of[id(where)] = top  # reported in the class, not at the call

@@ -5370,6 +5370,8 @@ class _Walker:
         from an attached input): reported where the forward does them, in this loop."""
         callee = self.walk_function(forward, inherited_no_grad=False)
         bound = {0: module, **{i + 1: a for i, a in enumerate(arguments)}}
+        if owner.endswith(".forward"):
+            owner = owner[: -len(".forward")]  # ``self.forward(batch)`` keeps its state on ``self``
         for effect in callee.summary.effects:
             if not effect.target.startswith("self.") or (not effect.value.params - {0} and effect.kind != "carry"):
                 continue  # what does not depend on the input is reported inside forward itself

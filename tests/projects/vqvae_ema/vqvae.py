@@ -30,7 +30,7 @@ class Quantize(nn.Module):
             embed_onehot_sum = embed_onehot.sum(0)
             embed_sum = flatten.transpose(0, 1) @ embed_onehot
             self.cluster_size = self.cluster_size * self.decay + embed_onehot_sum * (1 - self.decay)
-            self.embed_avg = self.embed_avg * self.decay + embed_sum * (1 - self.decay)  # known-miss: TLK101 (forward() reassigns the EMA buffer from embed_sum = flatten.T @ onehot, attached to the encoder output; each batch's matmul graph is carried in self.embed_avg)
+            self.embed_avg = self.embed_avg * self.decay + embed_sum * (1 - self.decay)  # known-miss: TLK101 (forward() reassigns the EMA buffer from embed_sum = flatten.T @ onehot, attached to the encoder output; each batch's matmul graph is carried in self.embed_avg) # known-false: TLK103 (the same moving average, reported as a carried state; its author marked it TLK101)
             n = self.cluster_size.sum()
             cluster_size = (self.cluster_size + self.eps) / (n + self.n_embed * self.eps) * n
             self.embed.data.copy_(self.embed_avg / cluster_size.unsqueeze(0))

@@ -1472,3 +1472,50 @@ def test_a_tensor_method_of_a_value_handed_in_is_no_project_class_method(tmp_pat
         """,
     })
     assert _lint(tmp_path, "attack.py") == ["TLK103 12"]
+
+
+METRICS_MODULE = {
+    "setup.py": "",
+    "stats.py": """
+        import torch.nn.functional as F
+
+        class OnlineMetrics:
+            def __init__(self):
+                self.loss_sum = 0.0
+                self.losses = []
+
+            def update(self, logits, labels):
+                self.loss_sum += F.cross_entropy(logits, labels, reduction="sum")
+
+            def record(self, loss):
+                self.losses.append(loss)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from stats import OnlineMetrics
+
+        def train(loader):
+            model = nn.Linear(4, 3)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            online = OnlineMetrics()
+            for x, y in loader:
+                online.update(model(x), y)
+                loss = nn.functional.cross_entropy(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                online.record(loss)
+            return online
+    """,
+}
+
+
+def test_a_loop_free_module_reports_what_its_method_computes_from_what_one_call_hands_it(tmp_path: Path) -> None:
+    # projects round 21 cl_rehearsal, modelled on mammoth: OnlineMetrics.update in utils/stats.py
+    # (a module without a loop, which the pre-filter skipped) sums the cross-entropy it computes
+    # from the logits a training loop of another module hands it: the fix is that line (the
+    # caller cannot '.item()' logits); record(loss) keeps its argument as given: the call's fix
+    write(tmp_path, METRICS_MODULE)
+    assert _lint(tmp_path, "stats.py") == ["TLK101 10"]
+    assert _lint(tmp_path, "train.py") == ["TLK102 16"]

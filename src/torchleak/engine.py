@@ -180,6 +180,11 @@ def _check_source(
             hooks = _overridden_hooks(source, tree, settings)
             if hooks:
                 scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods | hooks, MAX_NESTING)
+        if not scope.segments and scope.depth <= MAX_NESTING and settings.origin is not None:
+            # (a meter or logger class another module's training loop hands a graph, once)
+            keepers = _helper_keepers(source, tree, settings)
+            if keepers:
+                scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods | keepers, MAX_NESTING)
     if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
     if not scope.segments:
@@ -217,6 +222,15 @@ def _check_source(
         with _phase(phases, "noqa"):
             findings = list(without_noqa(findings, source))
     return Result(findings)
+
+
+def _helper_keepers(source: str, tree: ast.AST, settings: Settings) -> frozenset[str]:
+    try:
+        from torchleak.analysis.project import helper_keepers
+
+        return helper_keepers(tree, source, settings)
+    except Exception:  # (only a pre-filter's hint: without it the file is skipped, as before)
+        return frozenset()
 
 
 def _overridden_hooks(source: str, tree: ast.AST, settings: Settings) -> frozenset[str]:

@@ -200,6 +200,112 @@ _SELF_STATE: Final = re.compile(
 )
 
 
+def computes_what_it_keeps(tree: ast.AST, qualified: str) -> bool:
+    """The method ``Class.method`` of the file keeps on ``self`` a value it computes from its
+    parameters (``self.loss_sum += F.cross_entropy(logits, y)``, ``self.gap = m * self.gap + (1 -
+    m) * (student - teacher)``), not one of them as given (``self.total += value * n``,
+    ``self.losses.append(loss)``): a caller could not convert it, the fix is in the method."""
+    cls, _, name = qualified.rpartition(".")
+    for definition in getattr(tree, "body", ()):
+        if isinstance(definition, ast.ClassDef) and definition.name == cls:
+            for member in definition.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name == name:
+                    given = {argument.arg for argument in member.args.args[1:] + member.args.kwonlyargs}
+                    computed = _locals_computed_from(member, given)
+                    return any(_computed_from(kept, given | computed) or _value_names(kept) & computed for kept in _kept_on_self(member))
+    return False
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+
+
+def _bound_names(target: ast.expr) -> set[str]:
+    """The local names an assignment target binds (``a, (b, c)``; not ``self.x`` or ``d[k]``)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _bound_names(element)}
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return set()
+
+
+def _value_names(node: ast.AST) -> set[str]:
+    """The names a value is made of, leaving out those only used to index it (``points[idx]``
+    keeps a row of ``points``, whatever computed ``idx``)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Name):
+            found.add(current.id)
+        elif isinstance(current, ast.Subscript):
+            stack.append(current.value)
+        else:
+            stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _locals_computed_from(method: ast.AST, given: set[str]) -> set[str]:
+    """Locals the method computes from its parameters (``state`` of ``action, state =
+    self.model(x, h)``); ``given`` grows by what only unpacks them (``_, _, a = y_pred``)."""
+    computed: set[str] = set()
+    assignments = [node for node in ast.walk(method) if isinstance(node, ast.Assign)]
+    for _ in range(3):  # (a few rounds: chains of locals are short)
+        for node in assignments:
+            used = _names(node.value) & (given | computed)
+            if not used:
+                continue
+            targets = {name for target in node.targets for name in _bound_names(target)}
+            if _computed_from(node.value, given | computed) or used & computed:
+                computed |= targets
+            else:
+                given |= targets
+    return computed
+
+
+def _kept_on_self(method: ast.AST) -> Iterator[ast.expr]:
+    """The values a method assigns, adds or appends to attributes of ``self``."""
+    for node in ast.walk(method):
+        if isinstance(node, ast.AugAssign) and _on_self(node.target):
+            yield node.value
+        elif isinstance(node, ast.Assign) and any(_on_self(target) for target in node.targets):
+            yield node.value
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend")
+            and _on_self(node.func.value) and node.args
+        ):
+            yield node.args[0]
+
+
+#: Calls that keep what they are given as it is (or make a fresh tensor of its shape).
+_PACKING: Final = frozenset({"detach", "item", "clone", "cpu", "to", "stack", "cat", "tuple", "list", "dict", "float", "int", "len"})
+
+
+def _on_self(target: ast.expr) -> bool:
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+        if isinstance(target, ast.Name) and target.id == "self":
+            return True
+    return False
+
+
+def _computed_from(value: ast.expr, parameters: set[str]) -> bool:
+    """A call on the parameters, or a sum or difference of two of them (a scaling by a count,
+    ``value * n``, keeps the value as given)."""
+    for node in ast.walk(value):
+        used = _names(node) & parameters
+        if isinstance(node, ast.Call) and used and _identifier(node.func) not in _PACKING and not _identifier(node.func).endswith("_like"):
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            left = {name.id for name in ast.walk(node.left) if isinstance(name, ast.Name)} & parameters
+            right = {name.id for name in ast.walk(node.right) if isinstance(name, ast.Name)} & parameters
+            if left and right:
+                return True
+    return False
+
+
 def may_hold_a_finding(text: str) -> bool:
     """A loop (the analysis classifies loops by what their bodies run, which a regular
     expression cannot tell), ``create_graph``, a forward hook, or ``retain_graph`` (a helper

@@ -41,7 +41,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
 from torchleak.analysis.components import Partition, partition, segment_at
-from torchleak.analysis.prefilter import Segment, all_segments, called_under_no_grad, is_no_grad_block, plan
+from torchleak.analysis.prefilter import Segment, all_segments, called_under_no_grad, is_no_grad_block, computes_what_it_keeps, plan
 from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
 from torchleak.analysis.settings import Origin, Settings
 from torchleak.analysis.summaries import (
@@ -761,6 +761,28 @@ class ProjectIndex:
                     found |= methods & _called_on_self_in_loops(read[1])
         return frozenset(found)
 
+    def helper_keepers(self, tree: ast.Module, source: str, file: Path) -> frozenset[str]:
+        """Methods of the file's classes that keep on ``self`` what they compute from what they
+        are given (a meter's ``self.loss_sum += F.cross_entropy(logits, y)``) and that one call in
+        the whole project runs, from another module: for the pre-filter, which keeps them so that
+        the module reports at that line, where the fix goes (``fixed_in_helper``)."""
+        try:
+            module = file.relative_to(self.root).as_posix()
+        except ValueError:
+            return frozenset()
+        found: set[str] = set()
+        for definition in tree.body:
+            if not isinstance(definition, ast.ClassDef):
+                continue
+            for member in definition.body:
+                if (
+                    isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and not member.name.startswith("__")
+                    and computes_what_it_keeps(tree, f"{definition.name}.{member.name}")
+                ):
+                    if self.fixed_in_helper(f"{module}:{definition.name}.{member.name}"):
+                        found.add(member.name)
+        return frozenset(found)
+
     def dependencies(self) -> dict[str, tuple[int, int]]:
         """The project files, with their (size, mtime), that the findings of the file linted
         last may depend on: every file this process has read an outline or a summary of so far
@@ -828,7 +850,9 @@ class ProjectIndex:
             # helper's module cannot see that call, so the caller reports it
             return False
         read = self._text_and_tree(module)
-        if read is None or not self._passes_prefilter(module, *read):
+        if read is None or not (self._passes_prefilter(module, *read) or computes_what_it_keeps(read[1], name)):
+            # (a module without a loop is analysed when the method keeps on ``self`` what it
+            # computes from what this one call gives it: ``helper_keepers``)
             return False
         if sum(by_name.values()) != 1 or siblings or called == "__call__":  # (``stopper(loss)`` names no method)
             # more than one call names it: count those the importers' (and siblings') analyses
@@ -2070,6 +2094,15 @@ def index_for(origin: Origin, settings: Settings) -> ProjectIndex:
         cache = Cache.at(directory) if use_cache else None
         index = _INDEXES[key] = ProjectIndex(root, settings, cache)
     return index
+
+
+def helper_keepers(tree: ast.AST, source: str, settings: Settings) -> frozenset[str]:
+    """``ProjectIndex.helper_keepers`` of the linted file, when ``settings.origin`` says where it
+    lives; empty when it does not."""
+    origin = settings.origin
+    if origin is None or not isinstance(tree, ast.Module) or not any(isinstance(node, ast.ClassDef) for node in tree.body):
+        return frozenset()
+    return index_for(origin, settings).helper_keepers(tree, source, Path(os.path.abspath(origin.path)))
 
 
 def overridden_hooks(tree: ast.AST, source: str, settings: Settings) -> frozenset[str]:

@@ -43,7 +43,7 @@ def build_and_train(n_itr, batch_B=2, obs_size=16, action_size=2, prefill_steps=
     prev_reward = torch.zeros(batch_B)
     for itr in range(n_itr):
         agent.sample_mode(itr)
-        agent_step = agent.step(observation, prev_action, prev_reward)  # known-false: TLK103 (the author marked this leak at another line)
+        agent_step = agent.step(observation, prev_action, prev_reward)
         env_step = env.step(agent_step.action)
         samples = SamplesToBuffer(observation=observation, action=agent_step.action,
                                   reward=env_step.reward, done=env_step.done)

@@ -22,7 +22,7 @@ def train_kd(student, teacher_cache, optimizer, params, batches, tracker):
         loss.backward(retain_graph=True)  # expect: TLK201
         optimizer.step()
 
-        tracker.update(F.cross_entropy(output, y), F.cross_entropy(teacher_output, y))  # known-false: TLK103 (reported at the call; its author marked GapTracker.update's EMA in utils.py)
+        tracker.update(F.cross_entropy(output, y), F.cross_entropy(teacher_output, y))
         params.alpha = tracker.alpha()
         acc_sum += utils.accuracy(output, y)  # CLEAN: accuracy() returns a Python float
         if i % params.save_summary_steps == 0:

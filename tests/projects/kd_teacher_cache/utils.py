@@ -40,7 +40,7 @@ class GapTracker:
         self.gap = 0.0
 
     def update(self, student_ce, teacher_ce):
-        self.gap = self.momentum * self.gap + (1 - self.momentum) * (student_ce - teacher_ce)  # known-miss: TLK103
+        self.gap = self.momentum * self.gap + (1 - self.momentum) * (student_ce - teacher_ce)  # expect: TLK103
 
     def alpha(self):
         return min(self.hi, max(self.lo, 0.5 + float(self.gap)))

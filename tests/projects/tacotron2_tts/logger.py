@@ -32,7 +32,7 @@ class Tacotron2Logger(ScalarWriter):
             # attention "focus rate": mean over decoder steps of the largest
             # attention weight; ~1 once the alignment is sharp and diagonal
             _, _, _, alignments = y_pred
-            self.focus_rates.append(alignments.max(dim=2)[0].mean())  # known-miss: TLK102
+            self.focus_rates.append(alignments.max(dim=2)[0].mean())  # expect: TLK102
             self.add_scalar("training.focus_rate", self.focus_rates[-1], iteration)
 
     def log_validation(self, reduced_loss, model, y, y_pred, iteration):

@@ -150,7 +150,7 @@ def train(output_directory, log_directory, checkpoint_path, warm_start, n_gpus,
                 if verbose:
                     print("Train loss {} {:.6f} Grad Norm {:.6f} {:.2f}s/it".format(
                         iteration, reduced_loss, grad_norm, duration))
-                logger.log_training(  # known-false: TLK102 (the author marked this leak at another line)
+                logger.log_training(
                     reduced_loss, grad_norm, learning_rate, duration, iteration,
                     y_pred)
 

@@ -49,7 +49,7 @@ class DreamerAgent:
         action, action_dist, state = self.model(*model_inputs, self.prev_rnn_state)
         action = self.exploration(action)
         prev_state = self.prev_rnn_state or buffer_func(state, torch.zeros_like)
-        self.prev_rnn_state = state  # known-miss: TLK103
+        self.prev_rnn_state = state  # expect: TLK103
         agent_info = DreamerAgentInfo(prev_state=prev_state)
         return AgentStep(action=action, agent_info=agent_info)
 

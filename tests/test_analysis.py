@@ -11256,3 +11256,67 @@ class TestRoundThirtyTwoShapes:
         assert [(line, code) for line, code, _ in found] == [(14, "TLK103"), (31, "TLK202")], found
         fixed = self.STAT_LOSS.replace("(1 - m) * batch_mean", "(1 - m) * batch_mean.detach()").replace("retain_graph=True", "")
         assert self.findings(fixed) == []
+
+    def test_a_state_handed_to_a_helper_that_detaches_it_first_is_not_carried(self) -> None:
+        # (zoo round 32B forum_charrnn_stream_generate, modelled on a PyTorch forum thread: the
+        # loop threads ``hidden`` through ``train_chunk``, whose first line is ``hidden =
+        # repackage_hidden(hidden)``: the returned state holds this chunk's graph only)
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            def repackage_hidden(h):
+                return h.detach()
+
+            def train_chunk(model, head, optimizer, hidden, inp, target):
+                hidden = repackage_hidden(hidden)
+                optimizer.zero_grad()
+                out, hidden = model(inp, hidden)
+                loss = F.cross_entropy(head(out).flatten(0, 1), target.flatten())
+                loss.backward()
+                optimizer.step()
+                return loss.item(), hidden
+
+            def run(batches):
+                model, head = nn.GRU(4, 8, batch_first=True), nn.Linear(8, 3)
+                optimizer = torch.optim.Adam([*model.parameters(), *head.parameters()])
+                hidden = torch.zeros(1, 2, 8)
+                losses = []
+                for inp, target in batches:
+                    loss, hidden = train_chunk(model, head, optimizer, hidden, inp, target)
+                    losses.append(loss)
+                return losses
+        """
+        assert self.findings(src) == []
+        leaky = src.replace("                hidden = repackage_hidden(hidden)\n", "")
+        assert [code for _, code, _ in self.findings(leaky)] == ["TLK103"]
+
+    def test_an_epoch_record_of_a_batch_sum_made_in_the_function_called_per_epoch_is_reported_at_the_sum(self) -> None:
+        # (zoo round 32B forum_cpu_ram_every_epoch: ``train(epoch)`` sums ``train_loss += loss``
+        # over its batches, then appends ``train_loss / len(loader)`` to a global history; one
+        # leak, fixed at the sum, was reported twice)
+        found = self.findings("""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            model = nn.Linear(4, 3)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            history = {"train_loss": []}
+
+            def train(epoch, loader):
+                train_loss = 0
+                for data, target in loader:
+                    optimizer.zero_grad()
+                    loss = F.cross_entropy(model(data), target)
+                    loss.backward()
+                    optimizer.step()
+                    train_loss += loss
+                history["train_loss"].append(train_loss / len(loader))
+
+            def run(loader, epochs):
+                for epoch in range(epochs):
+                    train(epoch, loader)
+        """)
+        assert [(line, code) for line, code, _ in found] == [(17, "TLK101")], found

@@ -3266,6 +3266,13 @@ class _Walker:
             return None
         return callee, averages[0].node
 
+    def _replaced_on_entry(self, call: cst.Call) -> set[int]:
+        """Positions of the parameters the file's function ``call`` runs rebinds, first thing, to
+        a value without the argument's graph (``_parameters_cut_on_entry``)."""
+        definition = self._resolve(call.func, call.args)
+        walked = self.context.walked.get(id(definition)) if definition is not None else None
+        return _parameters_cut_on_entry(walked) if walked is not None else set()
+
     def _binding(
         self, node: cst.CSTNode, key: str, value: Value, sources: set[str], fed: bool = False, via: str = "", in_callee: str = "",
         keeps_history: bool = False, helper: str = "", retained_in: str = "",
@@ -3367,6 +3374,8 @@ class _Walker:
         selected = summary is not None and given is not None and given <= summary.returned_unchanged
         if summary is not None and given is not None and given <= summary.accumulated_parameters:
             selected = True  # ``total = step(batch, total)`` where step sums into it: its effect is the accumulation
+        # ``loss, hidden = train_chunk(model, hidden, x)`` whose first line is ``hidden = repackage(hidden)``
+        replaced = summary is not None and bool(given) and type(call) is cst.Call and given <= self._replaced_on_entry(call)  # type: ignore[operator]
         if type(call) is cst.Call and _concatenates_onto(call, key, self.context.aliases):
             # ``acc = torch.cat([acc, x])`` grows acc by x every iteration: a store, not a state;
             # unless the object's methods compute from it (a memory its forward attends to,
@@ -3390,7 +3399,7 @@ class _Walker:
             accumulation.node is statement for accumulation in self.function.accumulations  # (``[t + l for t, l in zip(totals, losses)]``: a sum)
         ):
             fed = True  # ``self.fast_weights = [w - lr * g for w, g in zip(self.fast_weights, grads)]``
-        fed = (fed or state_update) and not selected
+        fed = (fed or state_update) and not selected and not replaced
         if not fed and key not in sources and self._derived_from_own_attribute(key, value, value_node):
             fed = True
         if type(call) is cst.Call and type(call.func) is cst.Attribute and dotted(call.func.value) == key:
@@ -5714,8 +5723,10 @@ class _Walker:
                 returned |= data_mentions(statement.value)
         reaching = callee.sources_of(returned, data_only=True) | returned
         roots = {key.split(".", 1)[0] for key in reaching}
+        # (``hidden = repackage_hidden(hidden)`` first: what is returned under that name is new)
+        replaced = _parameters_cut_on_entry(callee)
         for index, name in enumerate(callee.summary.parameters):
-            if name in ("self", "cls") or name.startswith("*") or name in roots or index in kept:
+            if name in ("self", "cls") or name.startswith("*") or (name in roots and index not in replaced) or index in kept:
                 continue
             argument = argument_at(node, callee.summary, index)
             if argument is not None:

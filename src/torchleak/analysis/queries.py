@@ -579,6 +579,9 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
     record. Every name of the stored value that holds a graph must come from such a sum."""
     if not isinstance(event, Store) or event.loop is None:
         return False
+    callee = next((other for other in facts.functions if other is not function and any(store.node is event.node for store in other.stores)), None)
+    if callee is not None:
+        return _records_its_own_leaking_sum(facts, callee, event)
     store_loop = event.loop
     direct = _called_function(event.value_node, function)
     if direct is not None and _returns_a_leaking_sum(facts, direct):
@@ -612,6 +615,21 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
             continue
         return False  # something else attached is kept with it: reported for that
     return found
+
+
+def _records_its_own_leaking_sum(facts: FileFacts, callee: Function, event: Store) -> bool:
+    """A store a function called per epoch makes after its batch loop (``history["loss"].append(
+    train_loss / len(loader))`` in ``train(epoch)``) of a sum that loop keeps attached: reported
+    where it is summed, as for a loop of the caller's own."""
+    sums = {
+        kept.key for kept in _held_events(callee)
+        if isinstance(kept, Accumulation) and kept.loop is not None and not any(store.node is event.node and store.loop is not None and kept.loop in list(store.loop.enclosing()) for store in callee.stores)
+        and _leaking(facts, callee, kept) is not None
+    }
+    names = data_mentions(event.value_node)
+    if not names & sums:
+        return False
+    return all(name in sums or not any(binding.key == name and binding.value.attached for binding in callee.bindings) for name in names)
 
 
 def _held_events(function: Function) -> list[Held]:

@@ -11320,3 +11320,48 @@ class TestRoundThirtyTwoShapes:
                     train(epoch, loader)
         """)
         assert [(line, code) for line, code, _ in found] == [(17, "TLK101")], found
+
+    NEUMANN = """
+        import torch
+        import torch.nn as nn
+        from torch.autograd import grad
+
+        def neumann(dlt_dw, w, v, lr, terms):
+            p = [vi.clone() for vi in v]
+            for _ in range(terms):
+                hvp = grad(dlt_dw, w, grad_outputs=v, retain_graph=True, create_graph=True)
+                v = [vi - lr * hi for vi, hi in zip(v, hvp)]
+                p = [pi + vi for pi, vi in zip(p, v)]
+            return p
+
+        def hypergradient(model, log_lam, x, y):
+            w = list(model.parameters())
+            val_loss = (model(x) - y).pow(2).mean()
+            dlv_dw = grad(val_loss, w, create_graph=True)
+            train_loss = val_loss + log_lam.exp() * sum((p ** 2).sum() for p in w)
+            dlt_dw = grad(train_loss, w, create_graph=True)
+            p = neumann(dlt_dw, w, dlv_dw, 0.1, 3)
+            return -grad(dlt_dw, log_lam, grad_outputs=p, create_graph=True)[0]
+
+        def run(batches):
+            model = nn.Linear(2, 1)
+            log_lam = torch.tensor(-3.0, requires_grad=True)
+            history = []
+            for x, y in batches:
+                hg = hypergradient(model, log_lam, x, y)
+                with torch.no_grad():
+                    log_lam -= 0.01 * hg
+                history.append(hg)
+            return history
+    """
+
+    def test_a_neumann_series_over_a_given_gradient_is_one_call_long(self) -> None:
+        # (zoo round 32B forum_hypergrad_neumann, modelled on a PyTorch forum thread: the series'
+        # terms chain create_graph results inside one call, and each term's grad of ``dlt_dw``,
+        # the caller's gradient, needs its graph again: neither is a finding; the hypergradient
+        # kept in the history is)
+        found = self.findings(self.NEUMANN)
+        assert [(line, code) for line, code, _ in found] == [(31, "TLK301")], found
+        fixed = self.NEUMANN.replace(", create_graph=True)\\n                v =", ")\\n                v =").replace("history.append(hg)", "history.append(hg.item())")
+        fixed = fixed.replace("grad_outputs=v, retain_graph=True, create_graph=True)", "grad_outputs=v, retain_graph=True)")
+        assert self.findings(fixed) == []

@@ -1890,6 +1890,10 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     # (``scaler.scale(loss).backward()``: the scaler, an optimizer or a module built before the
     # loop is no graph)
     graph_names = {b.key for b in function.bindings if b.value.kind not in _HOLD_NO_GRAPH}
+    # (or from the caller: ``grad(dlt_dw, w, grad_outputs=v, retain_graph=True)`` over the
+    # terms of a Neumann series, ``dlt_dw`` a parameter)
+    if len(call.output_mentions) == 1:
+        graph_names |= {name.lstrip("*") for name in function.summary.parameters if name not in ("self", "cls")}
     if any(name in graph_names and name not in rebound for name in call.output_mentions):
         return True  # the differentiated tensor itself comes from before the loop
     carried = {b.key for b in in_loop if b.value.attached} - reset

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import Accumulation, BackwardCall, FileFacts, Store
+from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, FileFacts, Loop, Store
 from torchleak.analysis.queries import (
     carried_state,
     keeps_several,
@@ -181,7 +181,7 @@ class CreateGraphKept(Rule):
             )
         papered = papered_by_a_retain(facts)
         for loop, binding in carried_state(facts):
-            if binding.value.double_backward and sums_into_itself(binding) and not papered(binding):
+            if binding.value.double_backward and sums_into_itself(binding) and not papered(binding) and not _dies_with_the_call(facts, loop, binding):
                 where = f" (in {binding.in_callee})" if binding.in_callee else ""
                 yield Report(
                     binding.node,
@@ -235,3 +235,14 @@ def _drop_create_graph(facts: FileFacts, call: BackwardCall, node: cst.Call, cre
         (keyword_edit(node, create_graph),),
         reason="nothing differentiates the result again, and no other backward needs the graph",
     )
+
+
+def _dies_with_the_call(facts: FileFacts, loop: Loop, binding: Binding) -> bool:
+    """A local (or parameter) chained by a loop of a helper that the file calls (the terms of a
+    Neumann series, ``v = [vi - lr * hi for vi, hi in zip(v, hvp)]``; an unrolled inner loop):
+    the chain is one call long, what the call returns is its caller's to differentiate."""
+    function = binding.function
+    if "." in binding.key or "[" in binding.key or loop.over_loader or loop.per_batch_method or binding.in_callee:
+        return False
+    evidence = facts.evidence
+    return evidence is not None and function.name != "<module>" and any(callee == function.name for callee, _ in evidence.call_nodes)

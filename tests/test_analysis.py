@@ -11365,3 +11365,60 @@ class TestRoundThirtyTwoShapes:
         fixed = self.NEUMANN.replace(", create_graph=True)\\n                v =", ")\\n                v =").replace("history.append(hg)", "history.append(hg.item())")
         fixed = fixed.replace("grad_outputs=v, retain_graph=True, create_graph=True)", "grad_outputs=v, retain_graph=True)")
         assert self.findings(fixed) == []
+
+    RESERVOIR = """
+        import random
+        import torch
+        import torch.nn as nn
+
+        def reservoir(seen, size):
+            return seen if seen < size else random.randint(0, size - 1)
+
+        class Buffer:
+            def __init__(self, size):
+                self.size = size
+                self.seen = 0
+                self.features = [None] * size
+
+            def add_data(self, features):
+                for i in range(features.shape[0]):
+                    index = reservoir(self.seen, self.size)
+                    self.seen += 1
+                    if index < self.size:
+                        self.features[index] = features[i]
+
+        class ContinualModel(nn.Module):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.buffer = Buffer(64)
+
+            def meta_observe(self, *args, **kwargs):
+                return self.observe(*args, **kwargs)
+
+        class Er(ContinualModel):
+            def observe(self, inputs, labels):
+                self.opt.zero_grad()
+                feats = self.net(inputs)
+                loss = feats.pow(2).mean()
+                loss.backward()
+                self.opt.step()
+                self.buffer.add_data(features=feats)
+                return loss.item()
+
+        def train(model, batches):
+            losses = []
+            for inputs, labels in batches:
+                losses.append(model.meta_observe(inputs, labels))
+            return losses
+    """
+
+    def test_a_reservoir_slot_two_calls_down_from_a_base_classs_dispatch_is_kept(self) -> None:
+        # (zoo round 32A mammoth_derpp_ncm, modelled on aimagelab/mammoth: ``meta_observe`` of the
+        # base class runs ``self.observe``, which only subclasses define (it was taken for a
+        # forward, and its float result for a graph); the buffer's slot is picked by
+        # ``reservoir(self.seen, n)`` from a counter it advances, another slot at every call)
+        found = self.findings(self.RESERVOIR)
+        assert [(line, code) for line, code, _ in found] == [(20, "TLK102")], found
+        assert self.findings(self.RESERVOIR.replace("add_data(features=feats)", "add_data(features=feats.detach())")) == []

@@ -1415,11 +1415,14 @@ def key_positions(callee: Function, store: Store) -> tuple[int, ...]:
         return ()
     parameters = callee.summary.parameters
     given = set(parameters) - {"self", "cls"}
+    sources = _key_sources(callee.node, set(store.index_mentions))
+    # (or a key computed from such a counter: ``index = reservoir(self.num_seen_examples, n)``
+    # with ``self.num_seen_examples += 1``, mammoth's buffer)
     advanced = any(
-        binding.key in store.index_mentions and binding.key.startswith("self.") and binding.key in binding.mentions
+        binding.key in (store.index_mentions | sources) and binding.key.startswith("self.") and binding.key in binding.mentions
         for binding in callee.bindings
     )
-    keyed = _key_sources(callee.node, set(store.index_mentions)) & given
+    keyed = sources & given
     return (*([-1] if advanced else []), *sorted(parameters.index(name) for name in keyed))
 
 
@@ -4915,6 +4918,12 @@ class _Walker:
             owner = self._lookup(key) if key is not None else UNKNOWN
         if owner.cls is not None:
             found = self.context.method(owner.cls, method)
+            if found is None and dotted(func.value) == "self" and not method.startswith("__"):
+                # ``self.observe(*args)`` in a base class that leaves ``observe`` to its
+                # subclasses (mammoth's ``ContinualModel.meta_observe``): a subclass's, as for a stub
+                overrides = [override for override in self.context.overrides(owner.cls, method) if not _is_stub(override)]
+                if overrides:
+                    return overrides[0]
             if found is None and dotted(func.value) == "self" and self._only_own_methods(owner.cls) and self._lookup(f"self.{method}").kind is Kind.UNKNOWN and self._injected(func):
                 # ``self.loss_fn(self.model, sample)`` with ``self.loss_fn = loss_fn`` in ``__init__``
                 return self._only_callable_taking(args)
@@ -6135,7 +6144,9 @@ class _Walker:
                     # carries, wherever this function is called from
                     kind = "carry"
                 # (a key given by this function's caller, or not: the positions were the callee's)
-                keyed = (-1,) if effect.keyed and keyed_per_call(node, summary, effect.keyed) else ()
+                stored = self._callee_store(callee, effect) if callee is not None and effect.kind == "store" else None
+                positions = (key_positions(callee, stored) if callee is not None and stored is not None else ()) or effect.keyed
+                keyed = (-1,) if positions and keyed_per_call(node, summary, positions) else ()
                 self._effect(replace(effect, kind=kind, target=outside, value=value, keyed=keyed), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
@@ -6187,7 +6198,7 @@ class _Walker:
                 given = self.values.get(id(argument), value)
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}) | keyed_per_call(node, summary, key_positions(callee, inner)), via, inner.in_callee or callee.name,
+                          inner.value_node, value, frozenset({"<call>"}) | keyed_per_call(node, summary, key_positions(callee, inner) or effect.keyed), via, inner.in_callee or callee.name,
                           given=bool(effect.value.params),
                           given_several=stores_the_parameter(callee, inner.value_node)
                           and (isinstance(argument, (cst.List, cst.Tuple, cst.Dict, cst.Set)) or given.kind in (Kind.CONTAINER, Kind.TUPLE)))
@@ -6216,7 +6227,7 @@ class _Walker:
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
                 stored = self._callee_store(callee, effect) if callee is not None else None
-                positions = key_positions(callee, stored) if callee is not None and stored is not None else effect.keyed
+                positions = (key_positions(callee, stored) if callee is not None and stored is not None else ()) or effect.keyed
                 index = frozenset({"<call>"}) | keyed_per_call(node, summary, positions)
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,

@@ -11422,3 +11422,38 @@ class TestRoundThirtyTwoShapes:
         found = self.findings(self.RESERVOIR)
         assert [(line, code) for line, code, _ in found] == [(20, "TLK102")], found
         assert self.findings(self.RESERVOIR.replace("add_data(features=feats)", "add_data(features=feats.detach())")) == []
+
+    def test_a_tensor_handed_to_an_optimizer_is_a_leaf_whatever_made_it(self) -> None:
+        # (zoo round 32A gsplat_train, modelled on graphdeco-inria/gaussian-splatting: the splats
+        # are plain tensors switched on in a loop over a tuple, ``t.requires_grad_(True)``, then
+        # handed to Adam in param-group dicts; what is computed from them records a graph)
+        src = """
+            import torch
+
+            class Splats:
+                def __init__(self, n):
+                    self._xyz = torch.rand(n, 2)
+                    self._color = torch.rand(n, 3)
+
+                def setup(self):
+                    for t in (self._xyz, self._color):
+                        t.requires_grad_(True)
+                    groups = [{"params": [self._xyz], "lr": 0.01}, {"params": [self._color], "lr": 0.1}]
+                    self.optimizer = torch.optim.Adam(groups)
+
+            def train(target, steps):
+                splats = Splats(16)
+                splats.setup()
+                history = []
+                for _ in range(steps):
+                    image = splats._xyz.sum(1, keepdim=True) * splats._color
+                    loss = (image - target).pow(2).mean()
+                    splats.optimizer.zero_grad()
+                    loss.backward()
+                    splats.optimizer.step()
+                    history.append(image.mean())
+                return history
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(25, "TLK102")], found
+        assert self.findings(src.replace("history.append(image.mean())", "history.append(image.mean().item())")) == []

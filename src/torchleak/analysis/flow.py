@@ -1814,13 +1814,17 @@ class Evidence:
     #: (``trainer.add_callback("on_batch_end", make_history_callback(...))``): walked as
     #: per-batch methods, what they keep outside their call kept every batch.
     batch_callbacks: set[int] = field(default_factory=set)
+    #: (scope, key): a tensor handed to an optimizer (``Adam([{"params": [self._xyz]}])``): a
+    #: leaf that requires grad, whatever it was made from (Gaussian splats, NeRF codes, an image
+    #: optimised in place).
+    optimized: set[tuple[str, str]] = field(default_factory=set)
 
     def size(self) -> int:
         return (
             len(self.modules) + len(self.backwarded) + len(self.backwarded_results) + len(self.numeric_results)
             + len(self.feeds_backward) + len(self.called) + len(self.callers) + len(self.argument_classes) + len(self.no_grad_functions)
             + len(self.called_without_grad) + len(self.called_with_grad) + len(self.per_batch_by_importers)
-            + len(self.forward_hooks) + len(self.batch_callbacks)
+            + len(self.forward_hooks) + len(self.batch_callbacks) + len(self.optimized)
         )  # (``backwarded_positions`` is read by queries only: no walk needs redoing for it)
 
 
@@ -1866,6 +1870,8 @@ class _Observations:
     forward_hooks: dict[int, bool] = field(default_factory=dict)
     #: ``Evidence.batch_callbacks`` found by this walk.
     batch_callbacks: set[int] = field(default_factory=set)
+    #: ``Evidence.optimized`` found by this walk.
+    optimized: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _own_assignments(function: cst.FunctionDef) -> Iterator[tuple[str, cst.BaseExpression]]:
@@ -2589,6 +2595,7 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
             and function.name in externals.called_per_batch_by_importers
         }
     evidence.modules |= observations.module_uses
+    evidence.optimized = previous.optimized | observations.optimized
     evidence.called |= observations.called
     evidence.callers |= observations.callers
     evidence.call_nodes = previous.call_nodes | observations.call_nodes
@@ -2991,9 +2998,48 @@ class _Walker:
     def _lookup(self, key: str) -> Value:
         """The value bound to a dotted name: the environment, then what the file shows of it."""
         value = self.env.get(key)
-        if value is not None:
+        if value is None:
+            value = self._known_outside(key)
+        return self._optimized_leaf(key, value) if self.context.evidence.optimized else value
+
+    def _note_optimized(self, given: cst.BaseExpression, depth: int = 0) -> None:
+        """Record the tensors an optimizer is handed: a list of them, param-group dicts'
+        ``"params"``, or a local bound to either in this function."""
+        if depth > 5:
+            return
+        if type(given) is cst.Name and type(self.function.node) is cst.FunctionDef:
+            for name, value in _own_assignments(self.function.node):
+                if name == given.value:
+                    self._note_optimized(value, depth + 1)
+            return
+        if isinstance(given, (cst.List, cst.Tuple)):
+            for element in given.elements:
+                if type(element) is cst.Element:
+                    self._note_optimized(element.value, depth + 1)
+            return
+        if type(given) is cst.Dict:
+            for entry in given.elements:
+                if type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString and _string_value(entry.key) == "params":
+                    self._note_optimized(entry.value, depth + 1)
+            return
+        key = dotted(given)
+        if key is not None and depth > 0:
+            scope = f"class {self.function.cls}" if key.startswith("self.") and self.function.cls is not None else self.scope
+            self.context.observations.optimized.add((scope, key))
+
+    def _optimized_leaf(self, key: str, value: Value) -> Value:
+        """``value``, or a leaf when the file hands ``key`` to an optimizer."""
+        optimized = self.context.evidence.optimized
+        if not optimized or value.attached or value.leaf or value.kind not in (Kind.TENSOR, Kind.UNKNOWN) or value.elements:
             return value
-        return self._known_outside(key)
+        if any(scoped in optimized for scoped in self._evidence_keys(key)):
+            return LEAF
+        owner, dot, attribute = key.rpartition(".")
+        if dot and "." not in owner and owner != "self":
+            held = self.env.get(owner)  # ``splats._xyz`` of ``splats = Splats(n)``, whose class hands ``self._xyz`` over
+            if held is not None and held.cls is not None and (f"class {held.cls}", f"self.{attribute}") in optimized:
+                return LEAF
+        return value
 
     def _known_outside(self, key: str) -> Value:
         """What the file shows of a dotted name not bound in this function so far."""
@@ -4787,8 +4833,9 @@ class _Walker:
         else:
             for prefix in key_prefixes(key):
                 self._read(prefix)
+            optimized = bool(self.context.evidence.optimized)
             if key in self.env:
-                return self.env[key]
+                return self._optimized_leaf(key, self.env[key]) if optimized else self.env[key]
             owner = key.rsplit(".", 1)[0]
             base = self._lookup(owner)
             if base.kind is Kind.INSTANCE and base.keys is not None:
@@ -4796,7 +4843,8 @@ class _Walker:
             if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None:
                 attribute = self._class_attribute(base.cls, node.attr.value)
                 if attribute is not None:
-                    return self._evident_module_or(key, attribute)
+                    found = self._evident_module_or(key, attribute)
+                    return self._optimized_leaf(key, found) if optimized else found
             if key.startswith("self.") or self._is_evident_module(key):
                 looked = self._evident_module_or(key, self._lookup(key))
                 if looked is not UNKNOWN:
@@ -5452,6 +5500,8 @@ class _Walker:
                 return DETACHED
             return Value(State.DETACHED, Kind.MODULE, cls=name)
         if name.startswith("torch.optim.") and last[:1].isupper() and not any(part in name for part in vocab.NOT_OPTIMIZERS):
+            if node.args and not name.startswith("torch.optim.lr_scheduler."):
+                self._note_optimized(node.args[0].value)
             return Value(State.DETACHED, Kind.OPTIMIZER)
         if name in vocab.LOADER_CONSTRUCTORS:
             return Value(State.DETACHED, Kind.LOADER)
@@ -5480,6 +5530,8 @@ class _Walker:
         if node.args and is_parameters_call(node.args[0].value) and last[:1].isupper():
             return Value(State.DETACHED, Kind.OPTIMIZER)  # ``AdamW(model.parameters(), lr=...)``
         if identifier[:1].isupper() and ("Optim" in identifier or identifier in ("AdamW", "Adam", "SGD", "Lion", "Adafactor")):
+            if node.args:
+                self._note_optimized(node.args[0].value)
             return Value(State.DETACHED, Kind.OPTIMIZER)
         if identifier.endswith("GradScaler"):
             return Value(State.DETACHED, Kind.OPTIMIZER, cls="GradScaler")

@@ -299,9 +299,7 @@ def _computed_from(value: ast.expr, parameters: set[str]) -> bool:
         if isinstance(node, ast.Call) and used and _identifier(node.func) not in _PACKING and not _identifier(node.func).endswith("_like"):
             return True
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-            left = {name.id for name in ast.walk(node.left) if isinstance(name, ast.Name)} & parameters
-            right = {name.id for name in ast.walk(node.right) if isinstance(name, ast.Name)} & parameters
-            if left and right:
+            if _names(node.left) & parameters and _names(node.right) & parameters:
                 return True
     return False
 

@@ -11457,3 +11457,42 @@ class TestRoundThirtyTwoShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(25, "TLK102")], found
         assert self.findings(src.replace("history.append(image.mean())", "history.append(image.mean().item())")) == []
+
+    def test_a_retain_over_a_state_a_helper_averages_and_hands_back_in_a_tuple_papers_over_it(self) -> None:
+        # (zoo round 32A distillm_adaptive_temp, modelled on jongwooko/distillm: ``distil_loss,
+        # temperature = get_distil_loss(args, temperature_ctl, ...)`` whose controller keeps an EMA
+        # of the teacher's entropy; the tuple's elements came from a graph the helper computed,
+        # so the backwarded loss seemed not to depend on the controller: TLK201, not TLK202)
+        src = """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class AdaptiveTemperature:
+                def __init__(self):
+                    self.ent_ema = torch.tensor(1.0)
+
+                def update(self, teacher_logits):
+                    p = F.softmax(teacher_logits, dim=-1)
+                    ent = -(p * torch.log(p + 1e-9)).sum(-1).mean()
+                    self.ent_ema = 0.9 * self.ent_ema + 0.1 * ent
+                    return (1.0 / self.ent_ema).clamp(0.5, 2.0)
+
+            def get_distil_loss(ctl, teacher, logits, x):
+                teacher_logits = teacher(x)
+                temperature = ctl.update(teacher_logits)
+                loss = F.kl_div(F.log_softmax(logits / temperature, -1), F.softmax(teacher_logits / temperature, -1))
+                return loss, temperature
+
+            def finetune(model, teacher, optimizer, batches):
+                ctl = AdaptiveTemperature()
+                for x, y in batches:
+                    logits = model(x)
+                    distil_loss, temperature = get_distil_loss(ctl, teacher, logits, x)
+                    loss = F.cross_entropy(logits, y) + distil_loss
+                    optimizer.zero_grad()
+                    loss.backward(retain_graph=True)
+                    optimizer.step()
+        """
+        found = self.findings(src)
+        assert [code for _, code, _ in found] == ["TLK103", "TLK202"], found

@@ -3552,13 +3552,35 @@ class _Walker:
         summary = self.context.applied.get(id(value_node))
         if summary is None or summary.returns.elements is None or summary.returns.open_tail or summary.returns.keys is not None:
             return None
+        part = summary.returns.element(element)
+        positions = set(part.params) | self._element_sources(value_node, element)
+        if part.attached and not positions:
+            return None  # (a graph the callee computed, from which arguments its value no longer says)
         found = []
-        for index in sorted(summary.returns.element(element).params):
+        for index in sorted(positions):
             argument = argument_at(value_node, summary, index)
             if argument is None:
                 return None  # (``*args``: any of them)
             found.append(argument)
         return found
+
+    def _element_sources(self, call: cst.Call, element: int) -> set[int]:
+        """The parameters of the file's function ``call`` runs whose data reaches position
+        ``element`` of every tuple it returns (``temperature = ctl.update(x)`` returned beside the
+        loss: ``ctl``), by the callee's own data flow, which follows what values forget."""
+        definition = self._resolve(call.func, call.args)
+        callee = self.context.walked.get(id(definition)) if definition is not None else None
+        if callee is None or type(callee.node) is not cst.FunctionDef:
+            return set()
+        reached: set[str] = set()
+        for statement in own_returns(callee.node):
+            value = statement.value
+            if type(value) is not cst.Tuple or element >= len(value.elements):
+                return set()
+            names = data_mentions(value.elements[element].value)
+            reached |= callee.sources_of(names, data_only=True) | names
+        roots = {key.split(".", 1)[0] for key in reached}
+        return {index for index, name in enumerate(callee.summary.parameters) if name in roots and name not in ("self", "cls")}
 
     def _parameters_given(self, call: cst.Call, key: str) -> Optional[set[int]]:
         """The positions of the applied summary's parameters that receive an argument mentioning

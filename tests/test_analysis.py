@@ -11496,3 +11496,41 @@ class TestRoundThirtyTwoShapes:
         """
         found = self.findings(src)
         assert [code for _, code, _ in found] == ["TLK103", "TLK202"], found
+
+    def test_a_method_called_with_grad_and_under_no_grad_keeps_grad_for_its_callees(self) -> None:
+        # (zoo round 32A dpo_trainer, modelled on eric-mitchell/direct-preference-optimization:
+        # ``concatenated_forward`` runs the policy with grad and the reference model under
+        # ``torch.no_grad()``; the first walk took it, and ``_get_batch_logps`` it calls, for
+        # no-grad functions for good, so the policy's rewards kept in the metric buffer had no graph)
+        src = """
+            import torch
+            import torch.nn as nn
+            from collections import defaultdict
+
+            def batch_logps(logits, labels):
+                return torch.gather(logits.log_softmax(-1), 2, labels.unsqueeze(2)).squeeze(2).sum(-1)
+
+            class Trainer:
+                def __init__(self, policy, reference):
+                    self.policy, self.reference = policy, reference
+                    self.optimizer = torch.optim.SGD(policy.parameters(), lr=0.1)
+                    self.buffer = defaultdict(list)
+
+                def forward_logps(self, model, x, labels):
+                    return batch_logps(model(x), labels)
+
+                def train(self, batches):
+                    for x, labels in batches:
+                        logps = self.forward_logps(self.policy, x, labels)
+                        with torch.no_grad():
+                            reference = self.forward_logps(self.reference, x, labels)
+                        rewards = 0.1 * (logps - reference)
+                        loss = -torch.nn.functional.logsigmoid(rewards).mean()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                        self.buffer["rewards"].append(rewards)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(28, "TLK102")], found
+        assert self.findings(src.replace('append(rewards)', 'append(rewards.detach())')) == []

@@ -2434,7 +2434,8 @@ def _analyse(
     final: Optional[Evidence] = None
     for _ in range(2):
         learned = _evidence(facts, evidence, externals)
-        if learned.size() == evidence.size():
+        # (sizes only grow, but for no-grad functions, which a call with grad can take back)
+        if learned.size() == evidence.size() and learned.no_grad_functions == evidence.no_grad_functions:
             final = learned  # what ``_evidence(facts, evidence)`` gives again
             break
         evidence = learned
@@ -2600,6 +2601,13 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
     evidence.callers |= observations.callers
     evidence.call_nodes = previous.call_nodes | observations.call_nodes
     evidence.no_grad_functions |= {function.name for function in facts.functions if function.summary.no_grad}
+    # (a method the pre-filter saw called under no_grad, walked so before any call with grad was
+    # known: ``concatenated_forward`` of DPO's policy and reference model; once a call runs it
+    # with grad and this walk did, it is no no-grad function, nor are its callees for its sake)
+    evidence.no_grad_functions -= {
+        function.name for function in facts.functions
+        if not function.summary.no_grad and function.name in observations.called_with_grad
+    }
     evidence.argument_classes |= observations.argument_classes
     backwarded_by_function: dict[int, set[str]] = {}
     loops = {id(loop.node): loop for loop in facts.loops}

@@ -9971,8 +9971,8 @@ class TestRoundTwentyEightShapes:
         # forward attends to; retain_graph=True papers over the chain; that was TLK201 "no later
         # backward", because a concatenation onto a name counted as a store only)
         found = self.findings(self.MEMORY_HEAD)
-        assert [(line, code) for line, code, _ in found] == [(26, "TLK202")], found
-        assert "head.memory" in found[0][2]
+        assert [(line, code) for line, code, _ in found] == [(12, "TLK103"), (26, "TLK202")], found
+        assert "head.memory" in found[1][2]
 
     def test_the_same_memory_without_retain_is_a_carried_state(self) -> None:
         source = self.MEMORY_HEAD.replace("loss.backward(retain_graph=True)", "loss.backward()")

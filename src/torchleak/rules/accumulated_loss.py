@@ -7,7 +7,8 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.flow import additive_terms, data_mentions, single_assign
+from torchleak.analysis.flow import additive_terms, single_assign
+from torchleak.analysis.names import dotted
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
 from torchleak.analysis.queries import HANDED_TO, held_across_iterations, item_fix, returned_by_products, statement_text
@@ -364,8 +365,7 @@ class AccumulatedLoss(Rule):
                     # decoder's inference loop): ``.item()`` would raise there
                     advice = f"accumulate {value}.detach(), or run the loop under torch.no_grad() if nothing backwards it"
                 elif (
-                    event.via and given is not None and given.kind is Kind.TENSOR and not evidence(facts, event.function).one_element(event.value_node)
-                    and not data_mentions(event.value_node) & event.function.backward_mentions
+                    event.via and given is not None and given.kind is Kind.TENSOR and _a_model_output(facts, event)
                     and isinstance(event.node, cst.Call) and any(arg.value is event.value_node for arg in event.node.args)
                 ):
                     # a model's output handed to a metric helper: ``.item()`` of it would raise
@@ -404,6 +404,17 @@ class AccumulatedLoss(Rule):
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         return accumulation_fix(facts, report.event) if isinstance(report.event, Accumulation) else None
+
+
+def _a_model_output(facts: FileFacts, event: Accumulation) -> bool:
+    """What the event sums is a name bound, last before it, from a forward call (``mu, sigma, h, c
+    = model(x, idx, h, c)``): a model's output, not a loss, so ``.item()`` of it would raise."""
+    name = dotted(event.value_node)
+    bound = [binding for binding in event.function.bindings if binding.key == name and binding.seq < event.seq]
+    if name is None or not bound:
+        return False
+    assign = single_assign(max(bound, key=lambda binding: binding.seq).node)
+    return assign is not None and type(assign.value) is cst.Call and id(assign.value) in facts.forward_calls
 
 
 def _added_operand(event: Accumulation) -> cst.BaseExpression:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 import libcst as cst
@@ -376,9 +376,13 @@ class CarriedState(Rule):
         # both lines change (the detach, and dropping the retain).
         papered = papered_by_a_retain(facts)
         zeroed: set[int] = set()
-        for loop, binding in carried_where_fixed(facts):
+        carried = list(carried_where_fixed(facts))
+        chosen = _one_per_papered_state(carried, papered)
+        for loop, binding in carried:
             if papered(binding) and _names_a_file(binding.via):
                 continue  # (carried by another module's helper: TLK202 names it and its file; this line would not change)
+            if papered(binding) and chosen.get(binding.key) is not binding:
+                continue  # (the same state seen at the helper's average and at the call handing it: one line to change)
             if bounded_by_each_call(facts, loop, binding):
                 continue  # (a chain one call of a per-batch function long, never differentiated)
             if binding.value.double_backward and sums_into_itself(binding):
@@ -512,6 +516,28 @@ def _starts_as_leaf(binding: Binding) -> bool:
     """The state starts as a tensor that requires grad (``adv = x.clone().requires_grad_()``),
     which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
     return any(other.key == binding.key and other.value.leaf for other in binding.function.bindings)
+
+
+def _one_per_papered_state(carried: list[tuple[Loop, Binding]], papered: Callable[[Binding], bool]) -> dict[str, Binding]:
+    """For each state a retain papers over (seen from the loops of the forward and of the step
+    that calls it, as ``self.memory.prototypes``), the binding to report: the
+    statement that assigns it (``self.prototypes = m * self.prototypes + ...`` in the helper)
+    rather than a call that hands the helper its input."""
+    chosen: dict[str, Binding] = {}
+    for _loop, binding in carried:
+        if not papered(binding):
+            continue
+        slot = binding.key
+        assign = single_assign(binding.node)
+        assigns_it = assign is not None and any(type(target.target) in (cst.Attribute, cst.Name, cst.Subscript) for target in assign.targets) and type(assign.value) is not cst.Call
+        if slot not in chosen or assigns_it and not _assigns_without_call(chosen[slot]):
+            chosen[slot] = binding
+    return chosen
+
+
+def _assigns_without_call(binding: Binding) -> bool:
+    assign = single_assign(binding.node)
+    return assign is not None and type(assign.value) is not cst.Call
 
 
 def _slot_written(binding: Binding) -> str | None:

@@ -1426,6 +1426,12 @@ def key_positions(callee: Function, store: Store) -> tuple[int, ...]:
     return (*([-1] if advanced else []), *sorted(parameters.index(name) for name in keyed))
 
 
+def _store_positions(callee: Optional[Function], stored: Optional[Store], effect: Effect) -> tuple[int, ...]:
+    """``key_positions`` of the callee's store behind ``effect``, else what the effect carried up
+    from a deeper helper (``Buffer.add_data``'s reservoir slot, through ``observe``)."""
+    return (key_positions(callee, stored) if callee is not None and stored is not None else ()) or effect.keyed
+
+
 def keyed_per_call(node: cst.Call, summary: Summary, positions: Sequence[int]) -> frozenset[str]:
     """``{"<argument>"}`` when the slot a call's callee writes may differ from call to call: a
     counter, or a key given by an argument that is not a constant (``add_scalar("loss", v)``
@@ -3307,8 +3313,7 @@ class _Walker:
         """The helper of the file that ``call`` hands a state to, and its statement that folds
         into that state, as a moving average, a graph the helper computes itself, before
         returning it (``ma_et = (1 - r) * ma_et + r * torch.mean(et)``; ``return mi, ma_et``)."""
-        definition = self._resolve(call.func, call.args)
-        callee = self.context.walked.get(id(definition)) if definition is not None else None
+        callee = self._walked_callee(call)
         if callee is None or given is None or len(given) != 1:
             return None
         (position,) = tuple(given)
@@ -3323,11 +3328,15 @@ class _Walker:
             return None
         return callee, averages[0].node
 
+    def _walked_callee(self, call: cst.Call) -> Optional[Function]:
+        """The walk of the file's function ``call`` runs, when it was walked."""
+        definition = self._resolve(call.func, call.args)
+        return self.context.walked.get(id(definition)) if definition is not None else None
+
     def _replaced_on_entry(self, call: cst.Call) -> set[int]:
         """Positions of the parameters the file's function ``call`` runs rebinds, first thing, to
         a value without the argument's graph (``_parameters_cut_on_entry``)."""
-        definition = self._resolve(call.func, call.args)
-        walked = self.context.walked.get(id(definition)) if definition is not None else None
+        walked = self._walked_callee(call)
         return _parameters_cut_on_entry(walked) if walked is not None else set()
 
     def _binding(
@@ -3576,8 +3585,7 @@ class _Walker:
         """The parameters of the file's function ``call`` runs whose data reaches position
         ``element`` of every tuple it returns (``temperature = ctl.update(x)`` returned beside the
         loss: ``ctl``), by the callee's own data flow, which follows what values forget."""
-        definition = self._resolve(call.func, call.args)
-        callee = self.context.walked.get(id(definition)) if definition is not None else None
+        callee = self._walked_callee(call)
         if callee is None or type(callee.node) is not cst.FunctionDef:
             return set()
         reached: set[str] = set()
@@ -6227,7 +6235,7 @@ class _Walker:
                     kind = "carry"
                 # (a key given by this function's caller, or not: the positions were the callee's)
                 stored = self._callee_store(callee, effect) if callee is not None and effect.kind == "store" else None
-                positions = (key_positions(callee, stored) if callee is not None and stored is not None else ()) or effect.keyed
+                positions = _store_positions(callee, stored, effect)
                 keyed = (-1,) if positions and keyed_per_call(node, summary, positions) else ()
                 self._effect(replace(effect, kind=kind, target=outside, value=value, keyed=keyed), helper_statement)
             elif outside is not None and effect.kind == "reset":
@@ -6280,7 +6288,7 @@ class _Walker:
                 given = self.values.get(id(argument), value)
                 self.function.stores.append(
                     Store(inner.node, self.context.next_seq(), self.loop, self.function, inner.container, key, inner.method,
-                          inner.value_node, value, frozenset({"<call>"}) | keyed_per_call(node, summary, key_positions(callee, inner) or effect.keyed), via, inner.in_callee or callee.name,
+                          inner.value_node, value, frozenset({"<call>"}) | keyed_per_call(node, summary, _store_positions(callee, inner, effect)), via, inner.in_callee or callee.name,
                           given=bool(effect.value.params),
                           given_several=stores_the_parameter(callee, inner.value_node)
                           and (isinstance(argument, (cst.List, cst.Tuple, cst.Dict, cst.Set)) or given.kind in (Kind.CONTAINER, Kind.TUPLE)))
@@ -6309,8 +6317,7 @@ class _Walker:
             elif effect.kind == "store":
                 returned = bool(effect.value.params & summary.returns.params - {0})
                 stored = self._callee_store(callee, effect) if callee is not None else None
-                positions = (key_positions(callee, stored) if callee is not None and stored is not None else ()) or effect.keyed
-                index = frozenset({"<call>"}) | keyed_per_call(node, summary, positions)
+                index = frozenset({"<call>"}) | keyed_per_call(node, summary, _store_positions(callee, stored, effect))
                 self.function.stores.append(
                     Store(node, self.context.next_seq(), self.loop, self.function, node.func, key, effect.method or "store", argument,
                           value, index, via, argument_returned=returned, helper=_fixed_in_imported(summary, effect, callee),

@@ -528,16 +528,17 @@ def _one_per_papered_state(carried: list[tuple[Loop, Binding]], papered: Callabl
         if not papered(binding):
             continue
         slot = binding.key
-        assign = single_assign(binding.node)
-        assigns_it = assign is not None and any(type(target.target) in (cst.Attribute, cst.Name, cst.Subscript) for target in assign.targets) and type(assign.value) is not cst.Call
-        if slot not in chosen or assigns_it and not _assigns_without_call(chosen[slot]):
+        if slot not in chosen or _assigns_without_call(binding) and not _assigns_without_call(chosen[slot]):
             chosen[slot] = binding
     return chosen
 
 
 def _assigns_without_call(binding: Binding) -> bool:
+    """The binding's statement assigns the state a value no call hands back."""
     assign = single_assign(binding.node)
-    return assign is not None and type(assign.value) is not cst.Call
+    return assign is not None and type(assign.value) is not cst.Call and any(
+        type(target.target) in (cst.Attribute, cst.Name, cst.Subscript) for target in assign.targets
+    )
 
 
 def _slot_written(binding: Binding) -> str | None:

@@ -11534,3 +11534,99 @@ class TestRoundThirtyTwoShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(28, "TLK102")], found
         assert self.findings(src.replace('append(rewards)', 'append(rewards.detach())')) == []
+
+
+class TestRoundThirtySixShapes:
+    """Session 36: misses of the held-out rounds read again, and zoo rounds 36A/36B."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    CRITIC_THEN_GENERATOR = """
+        import torch
+        import torch.nn as nn
+
+        def train(args, gen, crit, loader):
+            crit_opt = torch.optim.Adam(crit.parameters())
+            gen_opt = torch.optim.Adam(gen.parameters())
+            for real in loader:
+                for _ in range(args.crit_repeats):
+                    crit_opt.zero_grad()
+                    fake = gen(torch.randn(len(real), args.nz))
+                    crit_fake_pred = crit(fake.detach())
+                    crit_loss = crit_fake_pred.mean() - crit(real).mean()
+                    crit_loss.backward(retain_graph=True)
+                    crit_opt.step()
+                gen_opt.zero_grad()
+                fake = gen(torch.randn(len(real), args.nz))
+                crit_fake_pred = crit(fake)
+                gen_loss = -crit_fake_pred.mean()
+                gen_loss.backward()
+                gen_opt.step()
+    """
+
+    def test_a_name_rebound_between_two_backwards_is_two_graphs(self) -> None:
+        # (zoo rounds 27B ctgan, 31A coursera WGAN-GP, 32A DDGAN: the critic's retain was taken
+        # as needed by the generator's backward, which reads the same names rebound to new
+        # values: ``crit_fake_pred``, ``fake``; and ``args``, a setting both read)
+        found = self.findings(self.CRITIC_THEN_GENERATOR)
+        assert [(line, code) for line, code, _ in found] == [(14, "TLK201")], found
+        assert self.findings(self.CRITIC_THEN_GENERATOR.replace("backward(retain_graph=True)", "backward()")) == []
+
+    def test_one_value_read_by_two_backwards_still_needs_the_retain(self) -> None:
+        # (guard: the generator reuses the critic step's ``fake`` with its graph)
+        src = self.CRITIC_THEN_GENERATOR.replace(
+            "                fake = gen(torch.randn(len(real), args.nz))\n                crit_fake_pred = crit(fake)\n", "                crit_fake_pred = crit(fake)\n"
+        ).replace("crit(fake.detach())", "crit(fake)")
+        assert "crit(fake.detach())" not in src and src.count("fake = gen") == 1
+        assert self.findings(src) == []
+
+    def test_a_parameter_given_a_graph_by_its_caller_still_needs_the_retain(self) -> None:
+        # (guard: ``feats`` comes from the caller's forward, both backwards go through it)
+        src = """
+            import torch
+
+            def heads(feats, head_a, head_b, opt, steps):
+                for _ in range(steps):
+                    loss_a = head_a(feats).mean()
+                    loss_a.backward(retain_graph=True)
+                    loss_b = head_b(feats).mean()
+                    loss_b.backward(retain_graph=True)
+                    opt.step()
+
+            def main(encoder, head_a, head_b, opt, x):
+                feats = encoder(x)
+                heads(feats, head_a, head_b, opt, 3)
+        """
+        assert [code for _, code, _ in self.findings(src)] == []
+
+    def test_a_per_batch_method_rebinding_its_batch_carries_nothing(self) -> None:
+        # (zoo round 27A nerf_pose_refine: ``rays_o, rays_d = self.poses(img_i, rays_o, rays_d)``
+        # in ``train_step`` was read as a state carried from the step before, so the last
+        # ``retain_graph=True`` looked needed by truncated BPTT)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self):
+                    self.poses = nn.Linear(3, 3)
+                    self.net = nn.Linear(3, 3)
+                    self.optimizer = torch.optim.Adam([*self.poses.parameters(), *self.net.parameters()])
+
+                def train_step(self, rays_o, rays_d, target):
+                    self.optimizer.zero_grad()
+                    rays_o, rays_d = self.poses(rays_o), self.poses(rays_d)
+                    rgb = self.net(rays_o + rays_d)
+                    loss_coarse = (rgb - target).pow(2).mean()
+                    loss_coarse.backward(retain_graph=True)
+                    loss_fine = (rgb * 2 - target).pow(2).mean()
+                    loss_fine.backward(retain_graph=True)
+                    self.optimizer.step()
+
+            def run(batches):
+                trainer = Trainer()
+                for rays_o, rays_d, target in batches:
+                    trainer.train_step(rays_o, rays_d, target)
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(18, "TLK201")], found

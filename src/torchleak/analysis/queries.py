@@ -3,7 +3,7 @@ backwarded, which loop carries state from one iteration into the next."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Final, Optional, Union
 
@@ -1812,6 +1812,11 @@ def _graph_parameters(function: Function, sites: list[CallSite]) -> set[str]:
     return {name for index, name in enumerate(function.summary.parameters) if index in carrying and name != "self"}
 
 
+def _call_sites_of(facts: FileFacts, function: Function) -> list[CallSite]:
+    """The calls of ``function`` in the file."""
+    return [site for site in facts.call_sites if site.callee == function.summary.key]
+
+
 def _data_parameters(function: Function, sites: list[CallSite]) -> set[str]:
     """The parameters of a per-batch helper that no call site binds to a value recording a
     graph (the batch, numbers, indices): sharing them shares no graph."""
@@ -1829,18 +1834,100 @@ def _later_backward_shares_graph(
     detached = _only_detached(function)
     if facts is not None:
         detached |= _module_constants(facts) - {binding.key for binding in function.bindings}
-    mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
+    my_sources = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
+    mine = _owners(my_sources)
     together = _unpacked_together(function)
+    scope = list(call.loop.enclosing())[-1] if call.loop is not None else None
+    my_versions = _versions_reached(function, call.output_mentions, call.seq, scope)
+    batch = {target for loop in call.loop.enclosing() for target in loop.loop_targets} if call.loop is not None else set()
     for other in later:
         if other.kind == "call" or not other.output_mentions:
             return True
-        theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
-        if (mine & theirs) - detached - data - {"self"}:  # (``self`` holds graphs only in ``self.x`` keys)
-            return True
+        their_sources = function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions)
+        theirs = _owners(their_sources)
+        shared = (mine & theirs) - detached - data - {"self"}  # (``self`` holds graphs only in ``self.x`` keys)
+        if shared:
+            # (a name rebound between the two, ``crit_fake_pred = crit(fake.detach())`` for the
+            # critic, then ``crit_fake_pred = crit(fake_2)`` for the generator: two values)
+            their_versions = _versions_reached(function, other.output_mentions, other.seq, scope)
+            if not any(name in my_versions and name in their_versions for name in shared):
+                return True  # (reached only through flows no binding records: assume one value)
+            if any(
+                _one_graph_value(function, name, version, scope, batch, facts)
+                for name in shared for version in my_versions.get(name, set()) & their_versions.get(name, set())
+            ):
+                return True
         if any(mine & group and theirs & group for group in together):
             # ``class_output, domain_output = my_net(x)``: two outputs of one forward share its graph
             return True
     return False
+
+
+def _versions_reached(function: Function, keys: Iterable[str], seq: int, scope: Optional[Loop]) -> dict[str, set[int]]:
+    """The values (by the ``seq`` of the binding that made them) each name has in what ``keys``
+    hold at ``seq``, following the bindings back: ``fake`` is the generator's output of this
+    step, not also the one the name held earlier in the iteration. A name not bound in the
+    iteration of ``scope`` (the function's run when None) before the point it is read has the
+    version -1 (the value from before). Flows no binding records (a store, an in-place update)
+    are followed by name, at the same point."""
+    by_key: dict[str, list[Binding]] = {}
+    explained: dict[str, set[str]] = {}
+    for binding in function.bindings:
+        by_key.setdefault(binding.key, []).append(binding)
+        explained.setdefault(binding.key, set()).update(binding.mentions)
+    reverse: dict[str, set[str]] = {}
+    for source, targets in function.flows_to.items():
+        for target in targets:
+            reverse.setdefault(target, set()).add(source)
+    reached: dict[str, set[int]] = {}
+    seen: set[tuple[str, int]] = set()
+    stack = [(key, seq) for key in keys]
+    while stack:
+        name, before = stack.pop()
+        if (name, before) in seen:
+            continue
+        seen.add((name, before))
+        candidates = [
+            binding for binding in by_key.get(name, ()) if binding.seq < before and (scope is None or scope.contains(binding.seq))
+        ]
+        versions = reached.setdefault(name, set())
+        if not candidates:
+            versions.add(-1)
+        else:
+            # the latest binding, and earlier ones while it is only conditional
+            shallowest = min(binding.branch_depth for binding in candidates)
+            for binding in sorted(candidates, key=lambda b: b.seq, reverse=True):
+                versions.add(binding.seq)
+                stack.extend((mention, binding.seq) for mention in binding.mentions)
+                if binding.keeps_history or binding.fed_to_call:
+                    stack.append((name, binding.seq))
+                if binding.branch_depth <= shallowest:
+                    break
+        stack.extend((source, before) for source in reverse.get(name, set()) - explained.get(name, set()))
+    return reached
+
+
+def _one_graph_value(
+    function: Function, name: str, version: int, scope: Optional[Loop], batch: set[str], facts: Optional[FileFacts]
+) -> bool:
+    """Whether the value ``name`` has at ``version`` (``_versions_reached``), which two backwards
+    both differentiate through, may carry a graph: a binding not known to carry none nor made
+    only from the batch (``real_data = x``); from before the iteration, a name attached on
+    entry, an object's attribute, a state the loop carries, or a parameter some call of the
+    file gives a graph (``args``, a setting, is none)."""
+    if version >= 0:
+        return any(
+            binding.seq == version and not binding.value.detached and not (binding.mentions and binding.mentions <= batch)
+            for binding in function.bindings if binding.key == name
+        )
+    if scope is None or name in scope.attached_on_entry or name.startswith("self."):
+        return True
+    if any(binding.key == name and scope.contains(binding.seq) and binding.value.attached for binding in function.bindings):
+        return True  # carried from the iteration before
+    parameters = function.summary.parameters
+    if name not in parameters:
+        return False  # bound before the loop without a graph, or a module's global
+    return facts is None or name in _graph_parameters(function, _call_sites_of(facts, function))
 
 
 def _unpacked_together(function: Function) -> list[set[str]]:
@@ -1896,7 +1983,13 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
         graph_names |= {name.lstrip("*") for name in function.summary.parameters if name not in ("self", "cls")}
     if any(name in graph_names and name not in rebound for name in call.output_mentions):
         return True  # the differentiated tensor itself comes from before the loop
+    if facts is not None and (sources - rebound) & _graph_parameters(function, _call_sites_of(facts, function)):
+        return True  # computed from what a caller's forward gives, every iteration
     carried = {b.key for b in in_loop if b.value.attached} - reset
+    if loop.per_batch_method and loop.node is function.node and facts is not None:
+        # a per-batch method's parameter rebound from itself (``rays_o, rays_d = self.poses(i,
+        # rays_o, rays_d)``) is this batch's, unless a call gives it a graph (a hidden state)
+        carried -= _data_parameters(function, per_batch_calls(facts, function))
     # A graph-attached value read before it is rebound links this graph to the next iteration's
     # (truncated BPTT keeps a graph across several steps on purpose).
     return any(loop.first_access.get(key) == "read" for key in sources & carried)

@@ -28,8 +28,11 @@ class RetainGraphUnneeded(Rule):
     the usual symptom of the TLK202 mistake.
 
     ## Known problems
-    Any later backward or `autograd.grad` in the iteration counts as using the graph, even
-    through an unrelated tensor. A graph built before the loop, or one that a state carried
+    A later backward or `autograd.grad` in the iteration counts as using the graph when what it
+    differentiates is computed from a value the retained one is computed from too (a name
+    rebound in between, `fake = gen(z)` for each of two steps, is two values); a call the
+    analysis cannot follow counts as a use. A graph built before the loop (or handed in by a
+    caller's forward), or one that a state carried
     between iterations links into (truncated BPTT), is assumed to be needed, unless the
     function builds its optimizers before the loop and none is given anything that graph was
     computed from (a style-transfer target computed with grad while only the image is

@@ -11630,3 +11630,59 @@ class TestRoundThirtySixShapes:
         """
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(18, "TLK201")], found
+
+
+    ACTOR_OUTPUTS = """
+        import torch
+        import torch.nn as nn
+
+
+        class Actor(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = nn.Linear(4, 2)
+                self.outputs = dict()
+
+            def forward(self, obs):
+                mu, log_std = self.trunk(obs).chunk(2, dim=-1)
+                std = log_std.exp()
+                self.outputs['std'] = std
+                return torch.distributions.Normal(mu, std)
+
+
+        class Agent:
+            def __init__(self):
+                self.actor = Actor()
+                self.opt = torch.optim.Adam(self.actor.parameters())
+
+            def act(self, obs):
+                dist = self.actor(obs)
+                return dist.sample()
+
+            def update(self, obs):
+                loss = -self.actor(obs).rsample().mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+
+        class Workspace:
+            def __init__(self):
+                self.agent = Agent()
+                self.totals = {'policy_std': 0.0}
+
+            def run(self, steps):
+                for step in range(steps):
+                    action = self.agent.act(torch.randn(1, 4))
+                    self.totals['policy_std'] += self.agent.actor.outputs['std'].mean()
+                    self.agent.update(torch.randn(8, 4))
+                return self.totals
+    """
+
+    def test_a_dict_a_forward_fills_read_through_two_objects_is_attached(self) -> None:
+        # (projects round 22 drq_pixels, in one file: ``self.agent.actor.outputs['std']`` was
+        # unknown: no value followed ``actor`` through the agent's class, ``dict()`` was no
+        # container, and a read no statement of the loop rebinds was taken for the same graph
+        # every iteration, although the loop runs the agent's methods)
+        found = self.findings(self.ACTOR_OUTPUTS)
+        assert [(line, code) for line, code, _ in found] == [(42, "TLK101")], found
+        assert self.findings(self.ACTOR_OUTPUTS.replace("['std'].mean()", "['std'].mean().item()")) == []

@@ -1519,3 +1519,128 @@ def test_a_loop_free_module_reports_what_its_method_computes_from_what_one_call_
     write(tmp_path, METRICS_MODULE)
     assert _lint(tmp_path, "stats.py") == ["TLK101 10"]
     assert _lint(tmp_path, "train.py") == ["TLK102 16"]
+
+
+def test_a_method_called_on_an_instance_an_importer_builds_is_given_its_classes(tmp_path: Path) -> None:
+    # projects round 22 drq_pixels: train.py builds the ReplayBuffer and hands it to
+    # agent.update(replay_buffer, ...), whose helper hands the buffer the critic's TD errors:
+    # the buffer's class was known to constructor calls and module functions, not to methods
+    write(tmp_path, {
+        "setup.py": "",
+        "replay_buffer.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class ReplayBuffer:
+            def __init__(self, capacity):
+                self._priorities = [0.0] * capacity
+                self._max_priority = 1.0
+
+            def update_priorities(self, idxs, priorities):
+                for i, p in zip(idxs, priorities):
+                    self._priorities[i] = p
+                    self._max_priority = max(self._max_priority, float(p))
+        """,
+        "agent.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Agent:
+            def __init__(self):
+                self.critic = nn.Linear(4, 1)
+                self.opt = torch.optim.Adam(self.critic.parameters())
+
+            def update_priorities(self, replay_buffer, idxs, obs, target_q):
+                td_error = (self.critic(obs) - target_q).abs().squeeze(1)
+                replay_buffer.update_priorities(idxs, td_error + 1e-3)
+
+            def update(self, replay_buffer, obs, target_q, idxs):
+                loss = (self.critic(obs) - target_q).pow(2).mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                self.update_priorities(replay_buffer, idxs, obs, target_q)
+        """,
+        "train.py": """
+        import torch
+        from agent import Agent
+        from replay_buffer import ReplayBuffer
+
+
+        def main(steps):
+            agent = Agent()
+            buf = ReplayBuffer(100)
+            for step in range(steps):
+                obs = torch.randn(8, 4)
+                agent.update(buf, obs, torch.randn(8, 1), list(range(8)))
+            return buf
+        """,
+    })
+    assert _lint(tmp_path, "replay_buffer.py") == ["TLK102 13"]
+    write(tmp_path, {"agent.py": (tmp_path / "agent.py").read_text().replace("td_error + 1e-3", "td_error.detach() + 1e-3")})
+    project._INDEXES.clear()
+    assert _lint(tmp_path, "replay_buffer.py") == []
+
+
+def test_a_dict_an_imported_modules_forward_fills_holds_its_graph_for_readers(tmp_path: Path) -> None:
+    # projects round 22 drq_pixels: the actor's forward keeps ``self.outputs['std'] = std``;
+    # the workspace of another module sums ``self.agent.actor.outputs['std'].mean()`` each step
+    write(tmp_path, {
+        "setup.py": "",
+        "nets.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Actor(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = nn.Linear(4, 2)
+                self.outputs = dict()
+
+            def forward(self, obs):
+                mu, log_std = self.trunk(obs).chunk(2, dim=-1)
+                std = log_std.exp()
+                self.outputs['std'] = std
+                return torch.distributions.Normal(mu, std)
+
+
+        class Agent:
+            def __init__(self):
+                self.actor = Actor()
+                self.opt = torch.optim.Adam(self.actor.parameters())
+
+            def act(self, obs):
+                dist = self.actor(obs)
+                return dist.sample()
+
+            def update(self, obs):
+                loss = -self.actor(obs).rsample().mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+        """,
+        "train.py": """
+        import torch
+        from nets import Agent
+
+
+        class Workspace:
+            def __init__(self):
+                self.agent = Agent()
+                self.totals = {'policy_std': 0.0}
+
+            def run(self, steps):
+                for step in range(steps):
+                    action = self.agent.act(torch.randn(1, 4))
+                    self.totals['policy_std'] += self.agent.actor.outputs['std'].mean()
+                    self.agent.update(torch.randn(8, 4))
+                return self.totals
+        """,
+    })
+    assert _lint(tmp_path, "train.py") == ["TLK101 14"]
+    write(tmp_path, {"train.py": (tmp_path / "train.py").read_text().replace("['std'].mean()", "['std'].mean().item()")})
+    project._INDEXES.clear()
+    assert _lint(tmp_path, "train.py") == []

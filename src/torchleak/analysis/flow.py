@@ -715,6 +715,16 @@ def _bound_names(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def filled_with_graphs(function: Function) -> set[str]:
+    """The attributes of its object a method stores attached tensors into
+    (``self.outputs['std'] = std`` in a forward): the container then holds a graph for its
+    readers (``agent.actor.outputs['std']``), one step's at least."""
+    return {
+        store.key[len("self."):] for store in function.stores
+        if store.key.startswith("self.") and store.key.count(".") == 1 and store.value.attached and not store.in_callee
+    }
+
+
 def _attributes_set_from(definition: cst.FunctionDef, name: str) -> list[str]:
     """The attributes ``definition`` sets plainly from the parameter ``name`` (``self.memory = buffer``)."""
     found = []
@@ -3080,6 +3090,12 @@ class _Walker:
         or in a later method: ``self.meter = AverageMeter()`` in ``on_fit_start``, walked first)."""
         value = self._recorded_attribute(cls, attribute)
         if value is not None:
+            if value.kind is Kind.CONTAINER and not value.attached and any(
+                attribute in filled_with_graphs(walked)
+                for info in self.context.class_chain(cls) for method in info.methods.values()
+                if (walked := self.context.walked.get(id(method))) is not None
+            ):
+                return replace(value, state=State.ATTACHED)  # a dict a walked forward fills
             return value
         unwalked = [
             method for method in self.context.setting_methods(cls, attribute)
@@ -4875,7 +4891,7 @@ class _Walker:
             if key in self.env:
                 return self._optimized_leaf(key, self.env[key]) if optimized else self.env[key]
             owner = key.rsplit(".", 1)[0]
-            base = self._lookup(owner)
+            base = self._through_classes(owner)
             if base.kind is Kind.INSTANCE and base.keys is not None:
                 return base.entry(node.attr.value)  # a field of a record (``state.forces``)
             if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None:
@@ -4905,6 +4921,20 @@ class _Walker:
         if base.attached:
             return base.part()
         return Value(State.UNKNOWN, params=base.params, via_entries=base.via_entries) if base.params else UNKNOWN
+
+    def _through_classes(self, key: str, depth: int = 0) -> Value:
+        """The value of a dotted name, and where the environment knows nothing of it, what the
+        class of its owner keeps there: ``self.agent.actor`` is the ``actor`` an ``Agent`` sets."""
+        value = self._lookup(key)
+        if value is not UNKNOWN or key.count(".") < 2 or depth > 4:
+            return value
+        owner, _, attribute = key.rpartition(".")
+        base = self._through_classes(owner, depth + 1)
+        if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None and base.keys is None:
+            found = self._class_attribute(base.cls, attribute)
+            if found is not None:
+                return found
+        return value
 
     def _evident_module_or(self, key: str, value: Value) -> Value:
         """``value``, or a module when nothing is known of it but the evidence says it is one
@@ -5381,7 +5411,7 @@ class _Walker:
                 return join(*held.elements)
             return held.part() if held.attached or held.params else UNKNOWN
         if type(func) is cst.Name and identifier in vocab.PASSING_BUILTINS:
-            if identifier in ("list", "tuple", "sorted", "reversed"):
+            if identifier in ("list", "tuple", "sorted", "reversed", "dict"):
                 if len(arguments) == 1 and arguments[0].leaf and arguments[0].kind is Kind.CONTAINER:
                     return arguments[0]  # ``list(net.parameters())``: the same leaves, no graph yet
                 inner = combine(*arguments) if arguments else DETACHED

@@ -53,7 +53,7 @@ from torchleak.analysis.summaries import (
     Summary,
     class_key,
 )
-from torchleak.analysis.values import Value
+from torchleak.analysis.values import Kind, State, Value
 from torchleak.cache import Cache, cache_directory, enabled_by_environment, find_root, fingerprint  # noqa: F401 (find_root: re-exported)
 from torchleak.parsing import parse_module
 
@@ -550,7 +550,8 @@ def _arguments_of_project_classes(
     """(``C.__init__``, parameter position, class key) for each construction in ``tree`` of a
     class ``C`` that ``module`` defines (``TrainManager(model, cfg)``) given an instance the tree
     builds of a class of the project (``model = Model(...)`` with ``Model`` from ``model.py``):
-    what the object keeps on ``self`` is then known by its class. For a call of one of the
+    what the object keeps on ``self`` is then known by its class. The same for a method called
+    on an instance the tree builds of such a class (``agent.update(buffer)``: ``C.update``). For a call of one of the
     module's top-level ``functions`` (name -> parameter names), (name, position, class key),
     keywords included: ``train_one_epoch(model, ..., ema=ema)`` with ``ema = utils.ModelEMA(model)``
     (used only where the body itself shows nothing of the parameter)."""
@@ -580,6 +581,15 @@ def _arguments_of_project_classes(
     found: set[tuple[str, int, str]] = set()
     for func, arguments, keywords in constructions.calls:
         callee = project_class(func)
+        owner, _, method = func.rpartition(".")
+        if callee is None and owner in instances and instances[owner][0] == module:
+            # ``agent.update(replay_buffer, logger, step)`` on an instance of the module's class
+            # built here: its method is given the instances built here too
+            for position, argument in enumerate(arguments):
+                given = instances.get(argument) if argument else None
+                if given is not None:
+                    found.add((f"{instances[owner][1]}.{method}", position + 1, class_key(*given)))
+            continue
         if callee is None or callee[0] != module:
             continue
         parameters = functions.get(callee[1])
@@ -1840,7 +1850,7 @@ def _blanked(source: str, tree: ast.Module, parts: _Parts, kept: frozenset[int])
 
 def _export(path: str, module: cst.Module, facts: FileFacts, externals: Externals, tree: Optional[ast.Module] = None) -> ModuleSummary:
     """The top-level functions and classes of an analysed module, as its importers see them."""
-    from torchleak.analysis.flow import key_positions
+    from torchleak.analysis.flow import filled_with_graphs, key_positions
 
     local_classes = {statement.name.value: statement for statement in module.body if type(statement) is cst.ClassDef}
     by_node = {id(function.node): function for function in facts.functions}
@@ -1891,6 +1901,7 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
             summary = summary_of(statement)
             if summary is not None:
                 exported.functions[statement.name.value] = summary
+    filled = {(function.cls, attribute) for function in facts.functions if function.cls for attribute in filled_with_graphs(function)}
     for name in local_classes:
         info = ClassSummary(name, path, is_module=name in facts.module_classes)
         for definition in _class_chain(name, local_classes):
@@ -1908,6 +1919,8 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
                         info.methods[member.name.value] = summary
             for (owner, attribute), value in facts.attributes.items():
                 if owner == definition.name.value:
+                    if value.kind is Kind.CONTAINER and (owner, attribute) in filled:
+                        value = replace(value, state=State.ATTACHED)  # (``self.outputs['std'] = std`` in its forward)
                     info.attributes.setdefault(attribute, qualified(replace(value, params=frozenset())))
         exported.classes[name] = info
     # External bases are looked up after the local chain: resolve them now.

@@ -955,8 +955,19 @@ def _loop_invariant(facts: FileFacts, function: Function, node: cst.CSTNode, loo
     if not any(prefix in rebound for name in names for prefix in key_prefixes(name)):
         # (``v`` of ``{k: totals[k] + v for k, v in losses.items()}`` is bound by the
         # comprehension around it, afresh in every iteration)
-        return not names & _comprehension_targets(function, node)
+        return not names & _comprehension_targets(function, node) and not _called_in(loop, {
+            prefix for name in names for prefix in key_prefixes(name) if prefix not in ("self", name)
+        })
     return False
+
+
+def _called_in(loop: Loop, owners: set[str]) -> bool:
+    """A method of one of ``owners`` is called in ``loop`` (``self.agent.act(obs)``): what they
+    hold may change (``self.agent.actor.outputs``, which the actor's forward rewrites)."""
+    return bool(owners) and any(
+        type(current) is cst.Call and type(current.func) is cst.Attribute and dotted(current.func.value) in owners
+        for current in subtree(loop.node)
+    )
 
 
 def _comprehension_targets(function: Function, node: cst.CSTNode) -> set[str]:

@@ -11686,3 +11686,64 @@ class TestRoundThirtySixShapes:
         found = self.findings(self.ACTOR_OUTPUTS)
         assert [(line, code) for line, code, _ in found] == [(42, "TLK101")], found
         assert self.findings(self.ACTOR_OUTPUTS.replace("['std'].mean()", "['std'].mean().item()")) == []
+
+
+    PROTO_BANK = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class ProtoBank(object):
+            def __init__(self, momentum=0.9):
+                self.momentum = momentum
+                self._protos = {}
+
+            def update(self, features, targets):
+                for class_idx in targets.unique().tolist():
+                    class_mean = features[targets == class_idx].mean(0)
+                    if class_idx in self._protos:
+                        self._protos[class_idx] = self.momentum * self._protos[class_idx] + (1.0 - self.momentum) * class_mean
+                    else:
+                        self._protos[class_idx] = class_mean
+
+            def get(self, class_indices):
+                return torch.stack([self._protos[c] for c in class_indices], dim=0)
+
+            def known_classes(self):
+                return sorted(self._protos.keys())
+
+
+        class Learner:
+            def __init__(self):
+                self._network = nn.Linear(4, 4)
+                self._proto_bank = ProtoBank()
+
+            def _proto_contrast(self, features, targets):
+                classes = self._proto_bank.known_classes()
+                protos = F.normalize(self._proto_bank.get(classes), p=2, dim=1)
+                return (features @ protos.t()).logsumexp(1).mean()
+
+            def train(self, loader):
+                optimizer = torch.optim.SGD(self._network.parameters(), lr=0.1)
+                for inputs, targets in loader:
+                    features = self._network(inputs)
+                    self._proto_bank.update(features, targets)
+                    loss = features.pow(2).mean() + self._proto_contrast(features, targets)
+                    optimizer.zero_grad()
+                    loss.backward(retain_graph=True)
+                    optimizer.step()
+    """
+
+    def test_a_retain_papers_over_slots_a_method_of_self_reads_through_a_helper_object(self) -> None:
+        # (projects round 22 pycil_protoaug, in one file: the loss is computed by
+        # ``self._proto_contrast``, which reads ``self._proto_bank.get(...)``, the slots
+        # ``ProtoBank.update`` averages with the batch's features: the retain was TLK201, whose
+        # fix raises on the second iteration. The TLK103 advice names the slot, not a
+        # ``.detach()`` of the dict: each slot no batch updates keeps its graph)
+        found = self.findings(self.PROTO_BANK)
+        assert [(line, code) for line, code, _ in found] == [(16, "TLK103"), (44, "TLK202")], found
+        assert "average class_mean.detach() into its slots" in found[0][2], found[0][2]
+        detached = self.PROTO_BANK.replace("].mean(0)", "].mean(0).detach()")
+        assert [code for _, code, _ in self.findings(detached)] == ["TLK201"]
+        assert self.findings(detached.replace("backward(retain_graph=True)", "backward()")) == []

@@ -1644,3 +1644,85 @@ def test_a_dict_an_imported_modules_forward_fills_holds_its_graph_for_readers(tm
     write(tmp_path, {"train.py": (tmp_path / "train.py").read_text().replace("['std'].mean()", "['std'].mean().item()")})
     project._INDEXES.clear()
     assert _lint(tmp_path, "train.py") == []
+
+
+def test_a_network_a_base_class_leaves_to_its_subclasses_is_a_module_where_it_is_used(tmp_path: Path) -> None:
+    # projects round 22 pycil_protoaug, modelled on PyCIL: BaseLearner sets ``self._network =
+    # None`` and calls ``self._network.eval()`` and ``self._network(inputs)`` in its validation
+    # helper; a subclass in another module sets the network. The loss fed to the meter each
+    # call was taken for the call of None, with no graph
+    write(tmp_path, {
+        "setup.py": "",
+        "utils/__init__.py": "",
+        "models/__init__.py": "",
+        "utils/toolkit.py": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class AverageMeter(object):
+            def __init__(self):
+                self.reset()
+
+            def reset(self):
+                self.val = 0
+                self.avg = 0
+                self.sum = 0
+                self.count = 0
+
+            def update(self, val, n=1):
+                self.val = val
+                self.sum += val * n
+                self.count += n
+                self.avg = self.sum / self.count
+        """,
+        "models/base.py": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        from utils.toolkit import AverageMeter
+
+
+        class Learner:
+            def __init__(self):
+                self._network = None
+                self._val_meter = AverageMeter()
+
+            def _eval_loss(self, loader, max_batches=1):
+                self._network.eval()
+                for i, (inputs, targets) in enumerate(loader):
+                    if i >= max_batches:
+                        break
+                    logits = self._network(inputs)
+                    loss = F.cross_entropy(logits, targets)
+                    self._val_meter.update(loss, len(targets))
+                self._network.train()
+                return self._val_meter.avg
+        """,
+        "models/sub.py": """
+        import torch
+        import torch.nn.functional as F
+        from models.base import Learner
+
+
+        class Sub(Learner):
+            def __init__(self):
+                super().__init__()
+                self._network = torch.nn.Linear(4, 3)
+
+            def train(self, loader, val_loader):
+                optimizer = torch.optim.SGD(self._network.parameters(), lr=0.1)
+                for it, (inputs, targets) in enumerate(loader):
+                    loss = F.cross_entropy(self._network(inputs), targets)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    if it % 5 == 0:
+                        self._eval_loss(val_loader)
+        """,
+    })
+    assert _lint(tmp_path, "models/base.py") == ["TLK101 20"]
+    write(tmp_path, {"models/base.py": (tmp_path / "models/base.py").read_text().replace("update(loss,", "update(loss.item(),")})
+    project._INDEXES.clear()
+    assert _lint(tmp_path, "models/base.py") == []

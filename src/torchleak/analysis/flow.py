@@ -48,6 +48,7 @@ from torchleak.analysis.values import (
     LEAF,
     DETACHED,
     DETACHED_TENSOR,
+    HOLDS_NO_GRAPH,
     NONE,
     NUMBER,
     UNKNOWN,
@@ -2929,6 +2930,8 @@ class _Walker:
         for source in data_mentions(value_node) & self._graph_sources(value_node) | self._receivers_returned_from(value_node):
             if source != target:
                 self.function.data_flows_to.setdefault(source, set()).add(target)
+                if source.startswith("self."):
+                    self.function.flows_to.setdefault(source, set()).add(target)  # (through ``self.m()``)
 
     def _receivers_returned_from(self, value_node: cst.BaseExpression) -> set[str]:
         """Objects whose method of the file returns what it computes from the object itself
@@ -2938,11 +2941,35 @@ class _Walker:
         for node in subtree(value_node):
             if type(node) is cst.Call and type(node.func) is cst.Attribute:
                 receiver = dotted(node.func.value)
-                if receiver is None or id(node) not in self.context.applied or receiver == "self":
+                if receiver is None or id(node) not in self.context.applied:
                     continue
                 definition = self._resolve(node.func, node.args)
-                if definition is not None and self._returns_own_state(definition):
+                if definition is None:
+                    continue
+                if receiver == "self":
+                    # ``self._proto_contrast(f, y)`` returning what it computes from
+                    # ``self._proto_bank.get(...)``: that attribute is data of the result (with
+                    # its graph: not under no_grad)
+                    if not self.no_grad:
+                        found |= self._own_attributes_returned(definition)
+                elif self._returns_own_state(definition):
                     found.add(receiver)
+        return found
+
+    def _own_attributes_returned(self, definition: cst.FunctionDef) -> set[str]:
+        """The attributes of ``self`` (``self._proto_bank``) what a walked method returns is
+        computed from, through its locals."""
+        walked = self.context.walked.get(id(definition))
+        if walked is None:
+            return set()
+        returned = {key for statement in own_returns(definition) if statement.value is not None for key in data_mentions(statement.value)}
+        attributes = {key.split(".")[1] for key in walked.sources_of(returned) if key.startswith("self.")}
+        cls = self.context.owner.get(id(definition))
+        found = set()
+        for attribute in attributes - {definition.name.value}:
+            held = self._class_attribute(cls, attribute) if cls is not None else None
+            if held is None or held.kind not in HOLDS_NO_GRAPH:
+                found.add(f"self.{attribute}")  # (not a setting, a module or an optimizer)
         return found
 
     def _returns_own_state(self, definition: cst.FunctionDef) -> bool:
@@ -4939,7 +4966,7 @@ class _Walker:
     def _evident_module_or(self, key: str, value: Value) -> Value:
         """``value``, or a module when nothing is known of it but the evidence says it is one
         (``self.net = backbone`` in ``__init__``, then ``self.net.parameters()``)."""
-        if value.kind is Kind.UNKNOWN and value.state is State.UNKNOWN and self._is_evident_module(key):
+        if (value.kind is Kind.UNKNOWN and value.state is State.UNKNOWN or value.kind is Kind.NONE) and self._is_evident_module(key):
             return Value(State.DETACHED, Kind.MODULE)
         return value
 
@@ -6692,7 +6719,9 @@ class _Walker:
             if owner is not None and (known.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) or self._is_evident_module(owner)):
                 # ``G.requires_grad_(False)``: its parameters stop recording until it is switched back
                 self.env[owner] = _with_grad_enabled(known, not any(_is_false(arg) for arg in node.args))
-        if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE):
+        if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE, Kind.NONE):
+            # (``self._network = None`` in a base class whose subclasses set the network, then
+            # ``self._network.eval()``: a module where the base class uses it)
             if not (method == "eval" and node.args):
                 # ``self.net.parameters()`` in ``__init__``: a module in every method of the class
                 scope = scope_of(self.function, receiver_key) if receiver_key.startswith("self.") else self.scope

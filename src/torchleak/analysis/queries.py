@@ -10,6 +10,7 @@ from typing import Final, Optional, Union
 import libcst as cst
 
 from torchleak.analysis.facts import Accumulation, BackwardCall, Binding, CallSite, FileFacts, Function, Kind, Loop, Store, key_prefixes
+from torchleak.analysis.values import HOLDS_NO_GRAPH
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
@@ -1085,13 +1086,24 @@ def folded_operand(facts: FileFacts, statement: cst.CSTNode) -> Optional[cst.Bas
     (``loss`` in ``ema = 0.98 * ema + 0.02 * loss``; ``torch.mean(et)`` in a helper's
     ``ma_et = (1 - r) * ma_et + r * torch.mean(et)``), or None."""
     assign = single_assign(statement)
-    target = dotted(assign.targets[0].target) if assign is not None and len(assign.targets) == 1 else None
+    written = assign.targets[0].target if assign is not None and len(assign.targets) == 1 else None
+    if type(written) is cst.Subscript:
+        written = written.value  # (a slot's average: ``Z[idx] = a * Z[idx] + (1 - a) * p``)
+    target = dotted(written) if written is not None else None
     if assign is None or target is None or not decays_itself(statement, target):
         return None
-    leaves = [
-        leaf for leaf in arithmetic_leaves(assign.value)
-        if dotted(leaf) != target and (value := facts.values.get(id(leaf))) is not None and value.attached
-    ]
+    values = {
+        id(leaf): value for leaf in arithmetic_leaves(assign.value)
+        if dotted(leaf) != target and not (type(leaf) is cst.Subscript and dotted(leaf.value) == target)
+        and (value := facts.values.get(id(leaf))) is not None
+    }
+    leaves = [leaf for leaf in arithmetic_leaves(assign.value) if id(leaf) in values and values[id(leaf)].attached]
+    if not leaves:
+        # in a helper, what it is given: the one operand computed from a tensor argument
+        leaves = [
+            leaf for leaf in arithmetic_leaves(assign.value)
+            if id(leaf) in values and values[id(leaf)].params and values[id(leaf)].kind not in (Kind.NUMBER, Kind.NONE)
+        ]
     return leaves[0] if len(leaves) == 1 else None
 
 
@@ -1739,9 +1751,6 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
 
 
 #: Kinds of value that are never part of a graph themselves (a module's parameters are leaves).
-_HOLD_NO_GRAPH: Final = frozenset({Kind.MODULE, Kind.FUNCTION_MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.LOADER, Kind.NUMBER, Kind.NONE})
-
-
 def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
     """Whether the caller at ``site`` can backward again through the graph it passed to a helper
     that backwards it: a later backward of the caller (in the same iteration) differentiates
@@ -1771,7 +1780,7 @@ def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
             # on the loop's next turn: CG's Hessian-vector products on one gradient graph
             # (``.grad`` after ``backward(create_graph=True)`` included: its bindings look detached)
             passed = _owners(caller.sources_of(set(given.output_mentions), data_only=True)) & {
-                b.key for b in caller.bindings if b.value.kind not in _HOLD_NO_GRAPH
+                b.key for b in caller.bindings if b.value.kind not in HOLDS_NO_GRAPH
             }
             if passed - {b.key for b in caller.bindings if given.loop.contains(b.seq)}:
                 return True
@@ -1931,10 +1940,15 @@ def _one_graph_value(
             binding.seq == version and not binding.value.detached and not (binding.mentions and binding.mentions <= batch)
             for binding in function.bindings if binding.key == name
         )
-    if scope is None or name in scope.attached_on_entry or name.startswith("self."):
+    if scope is None or name in scope.attached_on_entry:
         return True
     if any(binding.key == name and scope.contains(binding.seq) and binding.value.attached for binding in function.bindings):
         return True  # carried from the iteration before
+    if name.startswith("self."):
+        # an attribute holds a graph unless the function set it before the loop without one
+        # (``self._n_continuous = n_continuous`` in ``fit``)
+        before = [binding for binding in function.bindings if binding.key == name and binding.seq < scope.start]
+        return not before or any(not binding.value.detached and binding.value.kind is not Kind.UNKNOWN for binding in before)
     parameters = function.summary.parameters
     if name not in parameters:
         return False  # bound before the loop without a graph, or a module's global
@@ -1987,7 +2001,7 @@ def graph_reused(call: BackwardCall, loop: Loop, facts: Optional[FileFacts] = No
     rebound = {b.key for b in in_loop}
     # (``scaler.scale(loss).backward()``: the scaler, an optimizer or a module built before the
     # loop is no graph)
-    graph_names = {b.key for b in function.bindings if b.value.kind not in _HOLD_NO_GRAPH}
+    graph_names = {b.key for b in function.bindings if b.value.kind not in HOLDS_NO_GRAPH}
     # (or from the caller: ``grad(dlt_dw, w, grad_outputs=v, retain_graph=True)`` over the
     # terms of a Neumann series, ``dlt_dw`` a parameter)
     if len(call.output_mentions) == 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, fields, replace
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Final, Iterable, Mapping, Optional, Sequence
 
 
 class State(enum.Enum):
@@ -35,6 +35,10 @@ class Kind(enum.Enum):
     CONTAINER = "container"  # list, dict, deque: ``state`` says whether it holds attached tensors
     INSTANCE = "instance"  # an object of a class defined in the file (``cls``)
     UNKNOWN = "unknown"
+
+
+#: Kinds of values that never hold a graph themselves (a module's parameters are leaves).
+HOLDS_NO_GRAPH: Final = frozenset({Kind.MODULE, Kind.FUNCTION_MODULE, Kind.OPTIMIZER, Kind.LOSS_FUNCTION, Kind.LOADER, Kind.NUMBER, Kind.NONE})
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import Binding, FileFacts, Loop
-from torchleak.analysis.flow import single_assign
+from torchleak.analysis.flow import single_assign, subtree
 from torchleak.analysis.names import last_identifier
 from torchleak.analysis.queries import (
     averaged_operand, bounded_by_each_call, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
     statement_text, sums_into_itself, uncalled_reset,
 )
-from torchleak.edits import accumulation_fix, evidence, state_fix_edit
+from torchleak.edits import accumulation_fix, code, evidence, state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
 
@@ -416,6 +416,13 @@ class CarriedState(Rule):
                 statement = detach_statement(binding, key) or f"{key} = {key}.detach()"
                 inside = f" in {binding.in_callee}, before it is updated" if binding.in_callee else ""
                 fix = f"detach it each iteration ({statement}{inside}) and drop retain_graph=True"
+                if _slot_updated(binding) is not None:
+                    # (a dict or a tensor of slots, ``self._protos[c] = m * self._protos[c] + ...``:
+                    # a slot no batch updates keeps its old graph whatever the previous value of
+                    # the updated ones is, so what is averaged in must carry none)
+                    operand = folded_operand(facts, binding.node)
+                    averaged = f"{item_fix(facts, operand)}.detach()" if operand is not None else "detached values"
+                    fix = f"average {averaged} into its slots (a slot this step does not update keeps its graph) and drop retain_graph=True"
             elif binding.in_callee.endswith(".forward"):
                 # A module's forward updates its own state from its input: fixed in the forward.
                 key = "self." + binding.key.rsplit(".", 1)[-1]
@@ -548,6 +555,16 @@ def _slot_written(binding: Binding) -> str | None:
     if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Subscript or type(assign.value) is not cst.Name:
         return None
     return assign.value.value
+
+
+def _slot_updated(binding: Binding) -> str | None:
+    """The slot a statement updates from its own previous value (``self._protos[c] = m *
+    self._protos[c] + (1 - m) * mean``), if that is the statement that carries the state."""
+    assign = single_assign(binding.node)
+    if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Subscript:
+        return None
+    slot = code(assign.targets[0].target)
+    return slot if any(type(node) is cst.Subscript and code(node) == slot for node in subtree(assign.value)) else None
 
 
 def _names_a_file(via: str) -> bool:

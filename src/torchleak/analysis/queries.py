@@ -1086,7 +1086,7 @@ def folded_operand(facts: FileFacts, statement: cst.CSTNode) -> Optional[cst.Bas
     (``loss`` in ``ema = 0.98 * ema + 0.02 * loss``; ``torch.mean(et)`` in a helper's
     ``ma_et = (1 - r) * ma_et + r * torch.mean(et)``), or None."""
     assign = single_assign(statement)
-    written = assign.targets[0].target if assign is not None and len(assign.targets) == 1 else None
+    written: Optional[cst.BaseExpression] = assign.targets[0].target if assign is not None and len(assign.targets) == 1 else None
     if type(written) is cst.Subscript:
         written = written.value  # (a slot's average: ``Z[idx] = a * Z[idx] + (1 - a) * p``)
     target = dotted(written) if written is not None else None

@@ -421,8 +421,8 @@ class CarriedState(Rule):
                     # a slot no batch updates keeps its old graph whatever the previous value of
                     # the updated ones is, so what is averaged in must carry none)
                     operand = folded_operand(facts, binding.node)
-                    averaged = f"{item_fix(facts, operand)}.detach()" if operand is not None else "detached values"
-                    fix = f"average {averaged} into its slots (a slot this step does not update keeps its graph) and drop retain_graph=True"
+                    folded = f"{item_fix(facts, operand)}.detach()" if operand is not None else "detached values"
+                    fix = f"average {folded} into its slots (a slot this step does not update keeps its graph) and drop retain_graph=True"
             elif binding.in_callee.endswith(".forward"):
                 # A module's forward updates its own state from its input: fixed in the forward.
                 key = "self." + binding.key.rsplit(".", 1)[-1]

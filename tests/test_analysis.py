@@ -11747,3 +11747,27 @@ class TestRoundThirtySixShapes:
         detached = self.PROTO_BANK.replace("].mean(0)", "].mean(0).detach()")
         assert [code for _, code, _ in self.findings(detached)] == ["TLK201"]
         assert self.findings(detached.replace("backward(retain_graph=True)", "backward()")) == []
+
+    def test_an_epoch_log_extended_with_the_list_a_batch_loop_fills_is_one_leak(self) -> None:
+        # (projects round 22 graphsaint_gnn: ``l_loss_tr.append(loss_train)`` per batch, then
+        # ``log['loss_tr'].extend(l_loss_tr)`` per epoch: the extend copies the elements the
+        # append keeps, ``.item()`` at the append fixes both; a list kept itself stays its own)
+        src = """
+            import torch
+
+            def train(model, opt, epochs, batches):
+                log = {"loss_tr": []}
+                for epoch in range(epochs):
+                    l_loss_tr = []
+                    for x, y in batches:
+                        loss = (model(x) - y).pow(2).mean()
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                        l_loss_tr.append(loss)
+                    log["loss_tr"].extend(l_loss_tr)
+                return log
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(13, "TLK102")], found
+        assert self.findings(src.replace("append(loss)", "append(loss.item())")) == []

@@ -596,7 +596,9 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
     }
     found = False
     for name in data_mentions(event.value_node):
-        if name in sums and not _kept_itself(event.value_node, name):
+        if name in sums and (event.method in ("extend", "+=") or not _kept_itself(event.value_node, name)):
+            # (``log["loss"].extend(batch_losses)`` copies the elements the inner loop keeps: the
+            # list the inner loop fills is reported, ``.item()`` there leaves nothing to copy)
             found = True  # (computed from the list the inner loop keeps, bound empty: ``sum(batch_loss)``)
             continue
         bound = [binding for binding in function.bindings if binding.key == name and binding.seq < event.seq]

@@ -10487,9 +10487,11 @@ class TestRoundTwentyEightShapes:
                 return model.state_dict(), epoch_loss
         """
         assert [(line, code) for line, code, _ in self.findings(source)] == [(11, "TLK102")]
-        # (an outer list keeping each inner list itself keeps a graph of its own)
+        # (an outer list keeping each inner list itself: the same one fix, at the batch list;
+        # session 36 reversed the earlier choice of two findings after two blind rounds,
+        # dgcnn_pointcloud and graphsaint_gnn, marked only the inner store)
         kept = source.replace("epoch_loss.append(sum(batch_loss) / len(batch_loss))", "epoch_loss.append({'losses': batch_loss})")
-        assert [(line, code) for line, code, _ in self.findings(kept)] == [(11, "TLK102"), (12, "TLK102")]
+        assert [(line, code) for line, code, _ in self.findings(kept)] == [(11, "TLK102")]
 
 
 class TestRoundTwentyNineShapes:
@@ -11751,7 +11753,7 @@ class TestRoundThirtySixShapes:
     def test_an_epoch_log_extended_with_the_list_a_batch_loop_fills_is_one_leak(self) -> None:
         # (projects round 22 graphsaint_gnn: ``l_loss_tr.append(loss_train)`` per batch, then
         # ``log['loss_tr'].extend(l_loss_tr)`` per epoch: the extend copies the elements the
-        # append keeps, ``.item()`` at the append fixes both; a list kept itself stays its own)
+        # append keeps, ``.item()`` at the append fixes both; so does a record keeping the list)
         src = """
             import torch
 

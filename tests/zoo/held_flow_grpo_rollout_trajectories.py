@@ -44,7 +44,7 @@ class FlowGRPOTrainer:
                 prev_x = x
                 x, log_prob = self.policy.step(prev_x, t, 1.0 / self.num_steps, cond)  # TLK103
                 steps.append({"x": prev_x, "next_x": x, "t": t, "log_prob": log_prob})  # TLK102
-            trajectories.append({"steps": steps, "reward": reward_fn(x).item()})  # TLK102
+            trajectories.append({"steps": steps, "reward": reward_fn(x).item()})
         return trajectories
 
     def train_step(self, cond):

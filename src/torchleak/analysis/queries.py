@@ -596,9 +596,9 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
     }
     found = False
     for name in data_mentions(event.value_node):
-        if name in sums and (event.method in ("extend", "+=") or not _kept_itself(event.value_node, name)):
-            # (``log["loss"].extend(batch_losses)`` copies the elements the inner loop keeps: the
-            # list the inner loop fills is reported, ``.item()`` there leaves nothing to copy)
+        if name in sums:
+            # (``log["loss"].extend(batch_losses)``, or ``history.append({"losses": batch_losses})``:
+            # the list the inner loop fills is reported, ``.item()`` there leaves nothing attached)
             found = True  # (computed from the list the inner loop keeps, bound empty: ``sum(batch_loss)``)
             continue
         bound = [binding for binding in function.bindings if binding.key == name and binding.seq < event.seq]
@@ -638,18 +638,6 @@ def _records_its_own_leaking_sum(facts: FileFacts, callee: Function, event: Stor
 def _held_events(function: Function) -> list[Held]:
     """The function's accumulations and stores, as one list."""
     return [*function.accumulations, *function.stores]
-
-
-def _kept_itself(value: cst.BaseExpression, name: str) -> bool:
-    """``name`` is stored as it is (``hypos``, ``{"steps": steps}``): the outer list then keeps each
-    inner list, a leak of its own, not a record of what was summed."""
-    if type(value) is cst.Name:
-        return value.value == name
-    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
-        return any(_kept_itself(element.value, name) for element in value.elements)
-    if type(value) is cst.Dict:
-        return any(type(element) is cst.DictElement and _kept_itself(element.value, name) for element in value.elements)
-    return False
 
 
 def _called_function(value: cst.BaseExpression, function: Function) -> Optional[str]:

@@ -11773,3 +11773,41 @@ class TestRoundThirtySixShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(13, "TLK102")], found
         assert self.findings(src.replace("append(loss)", "append(loss.item())")) == []
+
+    def test_fast_weights_left_on_a_context_object_another_hook_backwards_are_the_meta_step(self) -> None:
+        # (zoo round 36A graph_maml_trainer_fixed, modelled on FederatedScope's MAML trainer: the
+        # forward hook adapts fast weights with create_graph and leaves the query loss on
+        # ``ctx.loss_batch``; the backward hook backwards it. The chain was TLK103 and the
+        # gradients TLK301 "never fed another backward")
+        src = """
+            import torch
+            from torch.func import functional_call
+
+            class Trainer:
+                def hook_forward(self, ctx):
+                    fast_weights = dict(ctx.model.named_parameters())
+                    if ctx.train:
+                        for _ in range(ctx.inner_steps):
+                            support_loss = ctx.criterion(functional_call(ctx.model, fast_weights, (ctx.x,)), ctx.y)
+                            grads = torch.autograd.grad(support_loss, list(fast_weights.values()), create_graph=True)
+                            fast_weights = {name: w - ctx.lr * g for (name, w), g in zip(fast_weights.items(), grads)}
+                        pred = functional_call(ctx.model, fast_weights, (ctx.qx,))
+                    else:
+                        pred = ctx.model(ctx.qx)
+                    ctx.loss_batch = ctx.criterion(pred, ctx.qy)
+
+                def hook_backward(self, ctx):
+                    ctx.optimizer.zero_grad()
+                    ctx.loss_batch.backward()
+                    ctx.optimizer.step()
+
+                def run(self, ctx, batches):
+                    for batch in batches:
+                        ctx.x, ctx.y, ctx.qx, ctx.qy = batch
+                        self.hook_forward(ctx)
+                        self.hook_backward(ctx)
+        """
+        assert self.findings(src) == []
+        # (nothing backwards the query loss: the create_graph chain is built for nothing)
+        unused = src.replace("ctx.loss_batch.backward()", "print(ctx.loss_batch.item())")
+        assert "TLK301" in [code for _, code, _ in self.findings(unused)]

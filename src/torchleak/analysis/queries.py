@@ -1035,7 +1035,7 @@ def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
                     # nothing ever differentiates the chain: a reset at an episode's end
                     # (``if done: h = policy.initial_state()``) bounds it by the episode only
                     resets = [other for other in resets if other.branch_depth <= loop.branch_depth]
-                if unrolled_per_outer_iteration(function, binding.key, loop, rebinds[binding.key]):
+                if unrolled_per_outer_iteration(function, binding.key, loop, rebinds[binding.key], facts):
                     break  # MAML's fast weights: an inner loop differentiating only up to the state
                 if _unrolled_for_the_caller(facts, function, binding.key, loop, rebinds[binding.key]):
                     break  # a learned optimizer's unroll: the meta-loss it returns is backwarded by the caller
@@ -1320,7 +1320,9 @@ def backwarded_after(function: Function, key: str, loop: Loop) -> bool:
     return any(derived & call.mentions for call in later)
 
 
-def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
+def unrolled_per_outer_iteration(
+    function: Function, key: str, loop: Loop, rebinds: list[Binding], facts: Optional[FileFacts] = None
+) -> bool:
     """An inner loop that unrolls one forward computation over its steps (MAML's fast weights).
 
     The state starts afresh before the loop (inside the enclosing loop, when there is one), so
@@ -1356,7 +1358,21 @@ def unrolled_per_outer_iteration(function: Function, key: str, loop: Loop, rebin
         for call in inside
     ) or not any(key in _grad_inputs(call) or key in _helper_grad_inputs(call) for call in inside):
         return False  # a backward through the chain (or one in a helper that differentiates it)
-    return backwarded_after(function, key, loop) or _handed_to_a_later_helper_that_backwards(function, key, loop)
+    return backwarded_after(function, key, loop) or _handed_to_a_later_helper_that_backwards(function, key, loop) or (
+        facts is not None and _left_for_another_functions_backward(facts, function, key)
+    )
+
+
+def _left_for_another_functions_backward(facts: FileFacts, function: Function, keys: str | set[str]) -> bool:
+    """What the state becomes leaves through an attribute of the function's object or of an
+    object it is given, which another function of the file backwards (FederatedScope's
+    ``ctx.loss_batch`` set by the forward hook from the adapted weights, backwarded by the
+    backward hook)."""
+    owners = {"self", *function.summary.parameters}
+    return any(
+        "." in derived and derived.split(".", 1)[0] in owners and backwarded_elsewhere(facts, derived, function)
+        for derived in function.derived_from({keys} if isinstance(keys, str) else keys)
+    )
 
 
 def _handed_to_a_later_helper_that_backwards(function: Function, key: str, loop: Loop) -> bool:
@@ -2113,14 +2129,18 @@ def _owners(keys: set[str]) -> set[str]:
     return {".".join(key.split(".")[: 2 if key.startswith("self.") else 1]) for key in keys} | keys
 
 
-def differentiated_again(call: BackwardCall) -> bool:
-    """Whether what ``call`` returns reaches a later backward, a return, or leaves the function."""
+def differentiated_again(call: BackwardCall, facts: Optional[FileFacts] = None) -> bool:
+    """Whether what ``call`` returns reaches a later backward, a return, or leaves the function
+    (through an attribute of an object another function of the file backwards through:
+    ``ctx.loss_batch`` set in a forward hook, backwarded in the backward hook)."""
     function = call.function
     if type(call.statement) is cst.Return:
         return True
     derived = function.derived_from(function.bound_by(call.statement))
     later = set().union(*(other.mentions for other in function.backwards if other is not call))
-    return bool(derived & (later | function.consumed))
+    if derived & (later | function.consumed):
+        return True
+    return facts is not None and _left_for_another_functions_backward(facts, function, function.bound_by(call.statement))
 
 def detach_statement(binding: Binding, key: str) -> Optional[str]:
     """The statement that detaches the carried state ``key`` (``h = h.detach()``, each element

@@ -195,7 +195,7 @@ class CreateGraphKept(Rule):
                 )
         for function in facts.functions:
             for call in function.double_backward_grads:
-                if not differentiated_again(call):
+                if not differentiated_again(call, facts):
                     yield Report(
                         call.node,
                         {

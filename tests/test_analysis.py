@@ -11811,3 +11811,49 @@ class TestRoundThirtySixShapes:
         # (nothing backwards the query loss: the create_graph chain is built for nothing)
         unused = src.replace("ctx.loss_batch.backward()", "print(ctx.loss_batch.item())")
         assert "TLK301" in [code for _, code, _ in self.findings(unused)]
+
+    def test_what_a_loss_objects_getter_returns_holds_the_sum_its_batch_method_fed(self) -> None:
+        # (zoo round 36A seq2seq_trainer, modelled on IBM's pytorch-seq2seq: ``loss.eval_batch``
+        # sums each decoder step's loss into ``self.acc_loss`` (0 in ``__init__``), and
+        # ``loss.get_loss()`` returns it; the trainer sums that into its epoch totals. The getter
+        # was taken to return the number the attribute starts as)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class NLLLoss:
+                def __init__(self):
+                    self.criterion = nn.NLLLoss()
+                    self.acc_loss = 0
+                    self.norm_term = 0
+
+                def reset(self):
+                    self.acc_loss = 0
+                    self.norm_term = 0
+
+                def eval_batch(self, outputs, target):
+                    self.acc_loss += self.criterion(outputs, target)
+                    self.norm_term += 1
+
+                def get_loss(self):
+                    return self.acc_loss / self.norm_term
+
+                def backward(self):
+                    self.acc_loss.backward()
+
+            def train(model, optimizer, batches):
+                loss = NLLLoss()
+                total = 0
+                for x, y in batches:
+                    loss.reset()
+                    for step_output, target in zip(model(x), y):
+                        loss.eval_batch(step_output, target)
+                    model.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    total += loss.get_loss()
+                return total
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(35, "TLK101")], found
+        assert self.findings(src.replace("return self.acc_loss / self.norm_term", "return self.acc_loss.item() / self.norm_term")) == []

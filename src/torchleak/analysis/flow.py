@@ -1247,6 +1247,18 @@ def _returned_unchanged(function: Function, definition: cst.FunctionDef, paramet
     return frozenset(found)
 
 
+def _returned_attributes(function: Function, definition: cst.FunctionDef) -> frozenset[str]:
+    """The attributes of ``self`` what a method returns is computed from, through values (not
+    through ``.item()``, ``.detach()`` or a number): ``acc_loss`` for ``loss = self.acc_loss;
+    return loss / self.norm_term``."""
+    returned = {key for node in own_returns(definition) if node.value is not None for key in data_mentions(node.value)}
+    if not returned:
+        return frozenset()
+    return frozenset(
+        key.split(".")[1] for key in function.sources_of(returned, data_only=True) if key.startswith("self.") and key.count(".") >= 1
+    )
+
+
 def _holds_bare(value: cst.BaseExpression, name: str) -> bool:
     """``value`` reads ``name`` only as itself: ``name``, or a tuple with ``name`` among its
     elements and no other element computed from it."""
@@ -2869,6 +2881,8 @@ class _Walker:
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
             summary.returns_global = self._returned_global(self.function.node)
             summary.called_parameters = frozenset(self.called_parameters)
+            if self.function.cls is not None:
+                summary.returned_attributes = _returned_attributes(self.function, self.function.node)
             if self.tensor_guard is not None:
                 summary.tensor_parameter, guarded = self.tensor_guard[0], self.tensor_guard[1]
                 summary.tensor_returns = join(*guarded) if guarded else None
@@ -5953,6 +5967,12 @@ class _Walker:
         if summary.tensor_returns is not None and summary.tensor_parameter is not None and bound.get(summary.tensor_parameter, UNKNOWN).kind is Kind.TENSOR:
             returns = summary.tensor_returns  # ``to_float(loss)``: the ``if torch.is_tensor(x): return x.item()`` branch
         result = substitute(returns, bound)
+        if summary.returned_attributes and not result.attached and result.kind in (Kind.NUMBER, Kind.TENSOR, Kind.UNKNOWN) and type(node.func) is cst.Attribute:
+            # ``loss.get_loss()`` returning ``self.acc_loss``, which ``loss.eval_batch(...)`` fed
+            # a graph in this function: the caller's object holds it, so does the result
+            owner = dotted(node.func.value)
+            if owner is not None and owner != "self" and any(self.env.get(f"{owner}.{name}", UNKNOWN).attached for name in summary.returned_attributes):
+                result = Value(State.ATTACHED, Kind.TENSOR if result.kind is Kind.NUMBER else result.kind)
         for index in summary.called_parameters:
             argument_node = argument_at(node, summary, index)
             if argument_node is not None and type(argument_node) is cst.Name and argument_node.value in self.parameters:
@@ -6418,6 +6438,10 @@ class _Walker:
                     self._accumulation(
                         node, node.func, key, effect.method or "+=", argument, value, via, _fixed_in_imported(summary, effect, callee), _kept_by(effect, callee)
                     )
+                if "." in key and effect.target.startswith("self.") and self._lookup(key.rsplit(".", 1)[0]).kind is Kind.INSTANCE:
+                    # (the object's sum now holds the graph, for what its methods return from it:
+                    # ``loss.get_loss()`` after ``loss.eval_batch(out, y)`` summed the batch's losses)
+                    self.env[key] = replace(self._lookup(key), state=State.ATTACHED) if self._lookup(key).kind is not Kind.NUMBER else ATTACHED
             elif effect.kind == "carry":
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:

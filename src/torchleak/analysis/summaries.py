@@ -175,6 +175,11 @@ class Summary:
     #: there (``self.compute_objectives(predictions, batch)`` after ``predictions =
     #: self.compute_forward(batch)``: ``("", "compute_forward", "")``); "" where none.
     hook_sources: tuple[str, ...] = ()
+    #: Of a method: the attributes of ``self`` what it returns is computed from, not through
+    #: ``.item()`` or ``.detach()`` (``return self.acc_loss / self.norm_term``): at a call, the
+    #: result holds a graph when the caller's object holds one there (a loss object that its
+    #: ``eval_batch`` fed the batch's graph).
+    returned_attributes: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -204,6 +209,7 @@ class Summary:
             "tensor_returns": None if self.tensor_returns is None else value_to_dict(self.tensor_returns),
             "called_parameters": sorted(self.called_parameters),
             "hook_sources": list(self.hook_sources),
+            "returned_attributes": sorted(self.returned_attributes),
         }
 
     @classmethod
@@ -231,6 +237,7 @@ class Summary:
             tensor_returns=None if data.get("tensor_returns") is None else value_from_dict(cast(Mapping[str, object], data["tensor_returns"])),
             called_parameters=frozenset(int(cast(int, i)) for i in cast(list[object], data.get("called_parameters", []))),
             hook_sources=tuple(str(name) for name in cast(list[object], data.get("hook_sources", []))),
+            returned_attributes=frozenset(str(name) for name in cast(list[object], data.get("returned_attributes", []))),
             **{name: name in flags for name in _FLAGS},
         )
 

@@ -1248,15 +1248,32 @@ def _returned_unchanged(function: Function, definition: cst.FunctionDef, paramet
 
 
 def _returned_attributes(function: Function, definition: cst.FunctionDef) -> frozenset[str]:
-    """The attributes of ``self`` what a method returns is computed from, through values (not
-    through ``.item()``, ``.detach()`` or a number): ``acc_loss`` for ``loss = self.acc_loss;
-    return loss / self.norm_term``."""
-    returned = {key for node in own_returns(definition) if node.value is not None for key in data_mentions(node.value)}
-    if not returned:
-        return frozenset()
-    return frozenset(
-        key.split(".")[1] for key in function.sources_of(returned, data_only=True) if key.startswith("self.") and key.count(".") >= 1
-    )
+    """The attributes of ``self`` what a method returns is computed from, through operations
+    that pass a graph on (not ``.item()``, ``.detach()``, a comparison): ``acc_loss`` for ``loss =
+    self.acc_loss; return loss / self.norm_term``, nothing for ``return x.ge(self.t).float()``."""
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    for binding in function.bindings:
+        assign = single_assign(binding.node)
+        if assign is not None and len(assign.targets) == 1 and type(assign.targets[0].target) is cst.Name:
+            assigned.setdefault(binding.key, []).append(assign.value)
+    found: set[str] = set()
+    seen: set[str] = set()
+    stack = [node.value for node in own_returns(definition) if node.value is not None]
+    while stack:
+        for name in _names_read(stack.pop(), _passes_no_graph):
+            if name.startswith("self.") and name.count(".") >= 1:
+                found.add(name.split(".")[1])
+            elif name not in seen:
+                seen.add(name)
+                stack.extend(assigned.get(name, ()))
+    return frozenset(found)
+
+
+def _passes_no_graph(node: cst.CSTNode) -> bool:
+    """``x.detach()``, ``x.ge(t)``, ``x.shape``: no graph comes out of it."""
+    if type(node) is cst.Call:
+        return type(node.func) is cst.Attribute and node.func.attr.value in vocab.DETACHING_METHODS
+    return type(node) is cst.Attribute and node.attr.value in vocab.DETACHING_ATTRIBUTES
 
 
 def _holds_bare(value: cst.BaseExpression, name: str) -> bool:
@@ -5971,7 +5988,12 @@ class _Walker:
             # ``loss.get_loss()`` returning ``self.acc_loss``, which ``loss.eval_batch(...)`` fed
             # a graph in this function: the caller's object holds it, so does the result
             owner = dotted(node.func.value)
-            if owner is not None and owner != "self" and any(self.env.get(f"{owner}.{name}", UNKNOWN).attached for name in summary.returned_attributes):
+            held = {f"{owner}.{name}" for name in summary.returned_attributes}
+            if owner is not None and owner != "self" and (
+                any(self.env.get(key, UNKNOWN).attached for key in held)
+                # (or what a method summed into it in this function: ``loss.eval_batch(out, y)``)
+                or any(total.key in held and total.value.attached for total in self.function.accumulations)
+            ):
                 result = Value(State.ATTACHED, Kind.TENSOR if result.kind is Kind.NUMBER else result.kind)
         for index in summary.called_parameters:
             argument_node = argument_at(node, summary, index)
@@ -6438,10 +6460,6 @@ class _Walker:
                     self._accumulation(
                         node, node.func, key, effect.method or "+=", argument, value, via, _fixed_in_imported(summary, effect, callee), _kept_by(effect, callee)
                     )
-                if "." in key and effect.target.startswith("self.") and self._lookup(key.rsplit(".", 1)[0]).kind is Kind.INSTANCE:
-                    # (the object's sum now holds the graph, for what its methods return from it:
-                    # ``loss.get_loss()`` after ``loss.eval_batch(out, y)`` summed the batch's losses)
-                    self.env[key] = replace(self._lookup(key), state=State.ATTACHED) if self._lookup(key).kind is not Kind.NUMBER else ATTACHED
             elif effect.kind == "carry":
                 where = callee.effect_nodes.get(id(effect)) if callee is not None else None
                 if (effect.method in vocab.IN_PLACE_UPDATES or effect.target.startswith("self.")) and where is not None and callee is not None:

@@ -11857,3 +11857,59 @@ class TestRoundThirtySixShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(35, "TLK101")], found
         assert self.findings(src.replace("return self.acc_loss / self.norm_term", "return self.acc_loss.item() / self.norm_term")) == []
+
+    def test_a_state_each_layer_of_a_module_list_carries_is_reset_only_where_its_reset_runs(self) -> None:
+        # (zoo round 36B titans_decoder_memory, modelled on titans-pytorch: each decoder layer of
+        # an nn.ModuleList keeps its memory state on itself; ``reset_memory`` resets every layer,
+        # once, before the training loop. The per-layer reset bound nothing in its caller, so it
+        # was taken for a reset of unknown frequency and the retain for an unneeded one)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class Layer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                    self.state = None
+
+                def reset_memory(self):
+                    self.state = None
+
+                def forward(self, h):
+                    out = self.proj(h) if self.state is None else self.proj(h) + self.state
+                    self.state = out.mean(0, keepdim=True)
+                    return out
+
+            class LM(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+                def reset_memory(self):
+                    for layer in self.layers:
+                        layer.reset_memory()
+
+                def forward(self, h):
+                    for layer in self.layers:
+                        h = layer(h)
+                    return h.pow(2).mean()
+
+            def train_step(model, optimizer, x):
+                optimizer.zero_grad()
+                loss = model(x)
+                loss.backward(retain_graph=True)
+                optimizer.step()
+                return loss.item()
+
+            def run(batches):
+                model = LM()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                model.reset_memory()
+                return [train_step(model, optimizer, x) for x in batches]
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(16, "TLK103"), (36, "TLK202")], found
+        # (reset before every step: the retain is then TLK201's)
+        per_step = src.replace("                optimizer.zero_grad()\n", "                optimizer.zero_grad()\n                model.reset_memory()\n")
+        assert [code for _, code, _ in self.findings(per_step)] == ["TLK201"]

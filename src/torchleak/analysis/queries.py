@@ -126,11 +126,36 @@ def _called_only_outside_batch_loops(facts: FileFacts, method: Function, attribu
         for binding in function.bindings
         if binding.via.startswith(method.name + " ") and binding.key.rsplit(".", 1)[-1] == attribute
     ]
-    return bool(calls) and all(
+    if not calls:
+        # (a reset of each element of a list of modules, ``for layer in self.layers:
+        # layer.reset_memory()``, binds nothing in the caller: its calls say where it runs)
+        return _runs_outside_batch_loops(facts, method)
+    return all(
         binding.loop is None or _outside_batch_loop(facts, binding)
         or not any(loop.is_batch_loop for loop in binding.loop.enclosing())
         for binding in calls
     )
+
+
+def _runs_outside_batch_loops(facts: FileFacts, function: Function, depth: int = 0) -> bool:
+    """Every call of ``function`` in the file runs outside loops over batches, and so does
+    every call of the functions making those calls (``LM.reset_memory`` looping over its layers'
+    ``reset_memory``, called once before training). The method itself must be called somewhere;
+    a caller nothing calls is an entry point, run once; a per-batch helper (``train_step``) is not."""
+    sites = [site for site in facts.call_sites if site.callee == function.summary.key]
+    if not sites:
+        return depth > 0  # (a caller nothing calls is an entry point: it runs once)
+    if depth > 4:
+        return False
+    for site in sites:
+        if site.loop is not None and any(loop.is_batch_loop for loop in site.loop.enclosing()):
+            return False
+        caller = site.function
+        if type(caller.node) is cst.Module:
+            continue
+        if per_batch_calls(facts, caller) or not _runs_outside_batch_loops(facts, caller, depth + 1):
+            return False
+    return True
 
 
 def _outside_batch_loop(facts: FileFacts, binding: Binding) -> bool:

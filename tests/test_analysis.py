@@ -11913,3 +11913,61 @@ class TestRoundThirtySixShapes:
         # (reset before every step: the retain is then TLK201's)
         per_step = src.replace("                optimizer.zero_grad()\n", "                optimizer.zero_grad()\n                model.reset_memory()\n")
         assert [code for _, code, _ in self.findings(per_step)] == ["TLK201"]
+
+
+    def test_an_optimizer_class_whose_zero_grad_zeroes_in_place_resets_nothing(self) -> None:
+        # (zoo round 23b manual_sgd_create_graph: a hand-written optimizer's ``zero_grad`` runs
+        # ``p.grad.zero_()``, which keeps the graph ``backward(create_graph=True)`` left on each
+        # ``.grad``: the call was taken for torch's, which detaches first)
+        src = """
+            import torch
+
+
+            class SGD:
+                def __init__(self, params):
+                    self.params = list(params)
+
+                @torch.no_grad()
+                def zero_grad(self):
+                    for p in self.params:
+                        if p.grad is not None:
+                            p.grad.detach_()
+                            p.grad.zero_()
+
+                @torch.no_grad()
+                def step(self):
+                    for p in self.params:
+                        p.sub_(0.1 * p.grad)
+
+
+            def train(model, batches):
+                optimizer = SGD(model.parameters())
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    loss = (model(x) - y).pow(2).mean()
+                    loss.backward(create_graph=True)
+                    optimizer.step()
+        """
+        assert self.findings(src) == []  # (``p.grad.detach_()`` first, as torch does)
+        found = self.findings(src.replace("p.grad.detach_()", "pass"))
+        assert [(line, code) for line, code, _ in found] == [(27, "TLK302")], found
+
+    def test_a_create_graph_switch_compared_with_a_parameters_default(self) -> None:
+        # (zoo round 36B apollo_adahessian_lstm: ``create_graph = opt == 'adahessian'`` with
+        # ``def run(steps, opt='adahessian')``; the grads are only zeroed in place)
+        src = """
+            def zero_grads(parameters):
+                for p in parameters:
+                    if p.grad is not None:
+                        p.grad.data.zero_()
+
+            def run(model, optimizer, batches, opt="adahessian"):
+                create_graph = opt == "adahessian"
+                for x, y in batches:
+                    zero_grads(model.parameters())
+                    loss = (model(x) - y).pow(2).mean()
+                    loss.backward(create_graph=create_graph)
+                    optimizer.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK302")]
+        assert self.findings(src.replace('opt="adahessian"', 'opt="sgd"')) == []

@@ -908,6 +908,15 @@ def _grown(container: Value, method: str, value: Value) -> Value:
     return replace(container, elements=(*container.elements, value), open_tail=True)
 
 
+def _literal(node: cst.BaseExpression) -> object:
+    """The value of a string or integer literal; None for anything else."""
+    if type(node) is cst.SimpleString:
+        return _string_value(node)
+    if type(node) is cst.Integer:
+        return int(node.value.replace("_", ""), 0) if not node.value.startswith("0") or node.value == "0" or node.value[1:2] in "xXoObB" else None
+    return None
+
+
 def _string_value(node: cst.SimpleString) -> Union[str, bytes]:
     """``node.evaluated_value``, remembered per literal text: libcst runs ``ast.literal_eval``
     (a compile) at every read, and the walks read the same few keys (``"loss"``) again and again."""
@@ -2190,7 +2199,27 @@ class _FileContext:
             func = node.func
             called = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
             return called is not None and called in self._set_true_somewhere()
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and type(node.comparisons[0].operator) is cst.Equal:
+            # ``create_graph = opt == 'adahessian'`` with ``def run(steps, opt='adahessian')``
+            wanted = _literal(node.comparisons[0].comparator)
+            return wanted is not None and self._may_hold(node.left, wanted, function, depth + 1)
         return False
+
+    def _may_hold(self, node: cst.BaseExpression, wanted: object, function: Optional[cst.FunctionDef], depth: int) -> bool:
+        """Some value the file gives ``node`` is the literal ``wanted``: its own literal, a
+        parameter's default or what a call passes, a local's values."""
+        if depth > 5:
+            return False
+        if _literal(node) == wanted:
+            return True
+        if not isinstance(node, cst.Name) or function is None:
+            return False
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            if param.name.value == node.value:
+                return (param.default is not None and _literal(param.default) == wanted) or any(
+                    self._may_hold(given, wanted, caller, depth + 1) for given, caller in self._passed_with_caller(function, param)
+                )
+        return any(self._may_hold(value, wanted, function, depth + 1) for value in self._local_values(function, node.value))
 
     def _passed_with_caller(self, function: cst.FunctionDef, param: cst.Param) -> list[tuple[cst.BaseExpression, Optional[cst.FunctionDef]]]:
         """``_passed_for`` with the function of the file each call is in (None: at the top)."""
@@ -6889,13 +6918,19 @@ class _Walker:
         elif method in ("detach_", "clear") and type(func) is cst.Attribute:
             # ``hidden[0].detach_()``; ``self.v_mem.zero_().detach_()``
             key = (target_key(func.value) or _chain_root(func.value, _ZEROING)) if method == "detach_" else dotted(func.value)
+            if key is not None and method == "detach_" and key.endswith(".grad"):
+                # ``p.grad.detach_()`` (then ``zero_()``): what torch's own ``zero_grad`` does, a reset
+                self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function, key[: -len(".grad")]))
             if key is not None:
                 self.env[key] = DETACHED
                 self._binding(node, key, DETACHED, set())
                 outside = self._outside_target(key)
                 if outside is not None:
                     self._effect(Effect("reset", outside, DETACHED, self.function.name, method))
-        elif method in vocab.GRAD_RESET_METHODS:  # set_to_none=False zeroes in place: a reset too (measured)
+        elif method in vocab.GRAD_RESET_METHODS and not (receiver.cls is not None and self.context.method(receiver.cls, method) is not None):
+            # set_to_none=False zeroes in place: a reset too (measured: torch detaches the grad
+            # first); an optimizer class of the file with its own ``zero_grad`` resets what its body
+            # resets (``p.grad.zero_()`` alone keeps the graph on ``.grad``)
             self.function.grad_resets.append(GradReset(node, self.context.next_seq(), self.loop, self.function))
         elif _is_logging(node) or name in ("print",):
             for arg in node.args:

@@ -11971,3 +11971,49 @@ class TestRoundThirtySixShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(12, "TLK302")]
         assert self.findings(src.replace('opt="adahessian"', 'opt="sgd"')) == []
+
+    def test_a_list_of_the_files_objects_handed_in_is_iterated_as_those_objects(self) -> None:
+        # (zoo round 36B pytti_grad_accum: ``guide.train(i, [ClipPrompt(e) for e in embeds])``;
+        # ``{p: p(embeds) for p in prompts}`` ran no known ``__call__``, so the raw losses kept in
+        # the history had no graph. The per-micro-batch list the call fills and converts is
+        # bounded by the call; only what the history keeps is reported)
+        src = """
+            import torch
+
+            class ClipPrompt:
+                def __init__(self, text_embed):
+                    self.text_embed = text_embed
+
+                def __call__(self, image_embeds):
+                    raw = (image_embeds - self.text_embed).norm(dim=-1).mean()
+                    return raw * 2.0, raw
+
+            class Guide:
+                def __init__(self):
+                    self.image = torch.zeros(2, 4, requires_grad=True)
+                    self.embedder = torch.nn.Linear(4, 4)
+                    self.optimizer = torch.optim.Adam([self.image], lr=0.05)
+                    self.loss_history = []
+
+                def train(self, prompts, accumulation_steps=2):
+                    self.optimizer.zero_grad()
+                    raws = []
+                    for _ in range(accumulation_steps):
+                        embeds = self.embedder(self.image)
+                        outputs = {prompt: prompt(embeds) for prompt in prompts}
+                        loss = sum(out[0] for out in outputs.values())
+                        loss.backward()
+                        raws.append({**{str(id(prompt)): out[1] for prompt, out in outputs.items()}})
+                    self.optimizer.step()
+                    self.loss_history.append(raws)
+
+            def run(batches):
+                guide = Guide()
+                for embeds in batches:
+                    guide.train([ClipPrompt(e) for e in embeds])
+                return guide
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(29, "TLK102")], found
+        floats = src.replace("self.loss_history.append(raws)", "self.loss_history.append([{k: float(v) for k, v in d.items()} for d in raws])")
+        assert self.findings(floats) == []

@@ -335,6 +335,8 @@ def _comprehension_reads(
 _SOME_MODULE = "<module>"
 #: In ``Evidence.argument_classes``: a loss function (``nn.MSELoss()``, ``F.cross_entropy``).
 _SOME_LOSS = "<loss function>"
+#: In ``Evidence.argument_classes``, before a class: a list of objects of that class.
+_LIST_OF: Final = "[]"
 
 
 def _with_grad_enabled(module: Value, enabled: bool) -> Value:
@@ -1568,6 +1570,10 @@ def _iterated_element(iterable: Value) -> Value:
         return Value(State.DETACHED, Kind.MODULE)
     if iterable.leaf and iterable.kind is Kind.CONTAINER:
         return LEAF
+    if iterable.kind is Kind.CONTAINER and iterable.elements and len({e.cls for e in iterable.elements}) == 1 and all(
+        e.kind is Kind.INSTANCE and e.cls is not None for e in iterable.elements
+    ):
+        return join(*iterable.elements)  # ``for prompt in prompts``, a list of objects of one class of the file
     return iterable.part() if iterable.attached or iterable.params else UNKNOWN
 
 
@@ -4561,6 +4567,9 @@ class _Walker:
             return Value(State.DETACHED, Kind.MODULE)
         if name == _SOME_LOSS:
             return Value(State.DETACHED, Kind.LOSS_FUNCTION)
+        if name.startswith(_LIST_OF):
+            element = self._instance_of(name[len(_LIST_OF):])
+            return Value(State.DETACHED, Kind.CONTAINER, elements=(element,), open_tail=True) if element is not None else None
         info = self.context.classes.get(name)
         if info is not None:
             return Value(State.DETACHED, Kind.MODULE if info.is_module else Kind.INSTANCE, cls=name)
@@ -4941,6 +4950,9 @@ class _Walker:
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if type(node) is cst.ListComp or type(node) is cst.SetComp or type(node) is cst.GeneratorExp or type(node) is cst.DictComp:
             produced = self._comprehension(node)
+            if produced.kind is Kind.INSTANCE and produced.cls is not None and type(node) is not cst.DictComp:
+                # ``[ClipPrompt(e) for e in embeds]``: any number of objects of that class
+                return Value(produced.state, Kind.CONTAINER, produced.double_backward, elements=(produced,), params=produced.params, open_tail=True)
             return Value(produced.state, Kind.CONTAINER, produced.double_backward, params=produced.params)
         if type(node) is cst.Integer or type(node) is cst.Float or type(node) is cst.Imaginary or type(node) is cst.SimpleString or type(node) is cst.ConcatenatedString:
             return NUMBER
@@ -6111,6 +6123,12 @@ class _Walker:
             if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
                 # a module whose class the file does not show (``from_pretrained(...)``): some module
                 self.context.observations.argument_classes.add((callee.name, index, value.cls or _SOME_MODULE if value.kind is Kind.MODULE else value.cls))
+            elif (
+                value.kind is Kind.CONTAINER and value.elements and len({e.cls for e in value.elements}) == 1
+                and all(e.kind is Kind.INSTANCE and e.cls is not None for e in value.elements) and index < len(callee.summary.parameters)
+            ):
+                # ``guide.train(i, prompts)`` with ``prompts = [ClipPrompt(e) for e in embeds]``
+                self.context.observations.argument_classes.add((callee.name, index, _LIST_OF + str(value.elements[0].cls)))
             elif value.kind is Kind.LOSS_FUNCTION and index < len(callee.summary.parameters):
                 # ``self.vali(loader, criterion)`` with ``criterion = nn.MSELoss()``: what the callee
                 # computes with it is attached only when what it is given is

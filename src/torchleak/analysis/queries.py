@@ -616,7 +616,10 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         # (a list kept the same way, ``batch_loss.append(loss)`` per batch then ``epoch_loss.append(
         # sum(batch_loss) / len(batch_loss))`` per epoch, is reported where it is kept, too)
         kept.key for kept in _held_events(function)
-        if kept.loop is not None and kept.loop is not store_loop and store_loop in list(kept.loop.enclosing())
+        if kept.loop is not None and store_loop in list(kept.loop.enclosing())
+        # (or a sum of the same loop, logged each optimizer step then reset: diffusers'
+        # ``accelerator.log({"train_loss": train_loss})`` after ``train_loss += avg_loss``)
+        and (kept.loop is not store_loop or isinstance(kept, Accumulation) and kept.seq < event.seq)
         and _leaking(facts, function, kept) is not None
     }
     found = False
@@ -695,30 +698,48 @@ def _returns_a_leaking_sum(facts: FileFacts, name: str) -> bool:
 
 
 def _summed_within_one_step(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:
-    """A local sum over a ``range`` loop of one optimizer step: the micro-batches of the batch a
+    """A local sum (or list) over a ``range`` loop of one optimizer step: the micro-batches of the batch a
     per-batch function is handed (improved-diffusion's ``forward_backward``, ``for i in range(0,
     batch.shape[0], self.microbatch)``, its step taken by the caller's iteration), or the samples
     of an optimizer's own ``step`` (VOGN's ``for _ in range(num_samples)``). The sum starts in
     each call and holds that step's graphs only; whatever the caller keeps of what is returned
     is reported where it is kept. A loop that draws its batches (``next(it)``) or steps an
     optimizer inside is a training loop of its own."""
-    if not isinstance(event, Accumulation) or "." in event.key or loop.parent is not None or type(loop.node) is not cst.For:
+    outer = loop.parent
+    if outer is not None and not (outer.per_batch_method and outer.node is function.node):
+        return False  # (the function's own run, once per batch, is no loop around it)
+    if not isinstance(event, (Accumulation, Store)) or "." in event.key or type(loop.node) is not cst.For:
         return False
     if loop.has_optimizer_step or loop.over_loader or loop.per_batch_method:
         return False
     iterated = loop.node.iter
-    if type(iterated) is not cst.Call or type(iterated.func) is not cst.Name or iterated.func.value != "range":
+    ranged = type(iterated) is cst.Call and type(iterated.func) is cst.Name and iterated.func.value == "range"
+    if not ranged and not (
+        # (or, for a list filled per element, a loop over a list the call builds: pytti's
+        # ``for aug in image_augs`` of one step's image losses)
+        isinstance(event, Store) and type(iterated) is cst.Name
+        and any(binding.key == iterated.value and binding.seq < loop.start for binding in function.bindings)
+    ):
         return False
     if any(type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "next" for node in subtree(loop.node.body)):
         return False
     if not any(binding.key == event.key and binding.seq < loop.start for binding in function.bindings):
         return False  # (the sum must start in the call)
+    if isinstance(event, Store) and event.key in function.sources_of(_returned_names(function)):
+        return False  # (a list handed back holds every element's graph for the caller: an encoder's embeddings)
     if function.summary.steps_optimizer or function.name.rsplit(".", 1)[-1] == "step":
         return True
     return any(
         site.function.summary.steps_optimizer or site.loop is not None and any(outer.has_optimizer_step for outer in site.loop.enclosing())
         for site in per_batch_calls(facts, function)
     )
+
+
+def _returned_names(function: Function) -> set[str]:
+    """The names the function's ``return`` statements read."""
+    if type(function.node) is not cst.FunctionDef:
+        return set()
+    return {name for statement in own_returns(function.node) if statement.value is not None for name in mentions(statement.value)}
 
 
 def _bounded_by_one_batch(facts: FileFacts, function: Function, event: Held, loop: Loop) -> bool:

@@ -12017,3 +12017,40 @@ class TestRoundThirtySixShapes:
         assert [(line, code) for line, code, _ in found] == [(29, "TLK102")], found
         floats = src.replace("self.loss_history.append(raws)", "self.loss_history.append([{k: float(v) for k, v in d.items()} for d in raws])")
         assert self.findings(floats) == []
+
+    def test_a_slots_first_value_a_helper_writes_is_reported_at_its_update(self) -> None:
+        # (zoo round 36B driver_anomaly_nce_z, modelled on Driver-Anomaly-Detection's NCEAverage:
+        # ``self.params[0] = outs.mean()`` on the first batch, then a moving average of it on the
+        # others; the first write, seen from the training loop through the module's call, was a
+        # second finding, a TLK102 at the helper's ``return``)
+        src = """
+            import torch
+            import torch.nn as nn
+
+            class NCEAverage(nn.Module):
+                def __init__(self, momentum=0.9):
+                    super().__init__()
+                    self.register_buffer("params", torch.tensor([-1.0, momentum]))
+
+                def nce_core(self, logits):
+                    outs = torch.exp(logits)
+                    if self.params[0].item() < 0:
+                        self.params[0] = outs.mean()
+                    else:
+                        self.params[0] = (1 - self.params[1]) * outs.mean() + self.params[1] * self.params[0]
+                    return outs / self.params[0].detach()
+
+                def forward(self, a, b):
+                    return self.nce_core(a @ b.t())
+
+            def train(model, head, batches):
+                nce = NCEAverage()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in batches:
+                    probs = nce(model(x), head(y))
+                    loss = -probs.log().mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(15, "TLK103")]

@@ -487,8 +487,8 @@ def _leaks_across(facts: FileFacts, function: Function, event: Held, loop: Loop)
         return False  # predictions beside the task losses of a meta-loss: the same graphs
     if isinstance(event, Store) and event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
         return False  # ``stats["loss"] = loss`` overwrites one slot: it holds one graph, not one per step
-    if isinstance(event, Store) and event.method == "[]=" and _slot_updated_in(function, event.key, loop):
-        return False  # the first value of a slot the loop then updates: reported at the update
+    if isinstance(event, Store) and event.method in ("[]=", "slice") and _slot_updated_in(function, event.key, loop):
+        return False  # the first value of a slot the loop then updates (here or in a helper): reported at the update
     if not event.via and _loop_invariant(facts, function, event.value_node, loop):
         return False  # the same graph every iteration (``loss.repeat(n)`` of a loss from before the loop)
     if _repeats_on_one_batch(function, loop) and loop.parent is not None and not _counts_epochs(loop.parent) and not loop.parent.outlives_iteration(event.key):

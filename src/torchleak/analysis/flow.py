@@ -915,7 +915,7 @@ def _literal(node: cst.BaseExpression) -> object:
     if type(node) is cst.SimpleString:
         return _string_value(node)
     if type(node) is cst.Integer:
-        return int(node.value.replace("_", ""), 0) if not node.value.startswith("0") or node.value == "0" or node.value[1:2] in "xXoObB" else None
+        return node.evaluated_value
     return None
 
 
@@ -3024,12 +3024,11 @@ class _Walker:
 
     def _own_attributes_returned(self, definition: cst.FunctionDef) -> set[str]:
         """The attributes of ``self`` (``self._proto_bank``) what a walked method returns is
-        computed from, through its locals."""
+        computed from (its summary's ``returned_attributes``), less settings, modules and optimizers."""
         walked = self.context.walked.get(id(definition))
         if walked is None:
             return set()
-        returned = {key for statement in own_returns(definition) if statement.value is not None for key in data_mentions(statement.value)}
-        attributes = {key.split(".")[1] for key in walked.sources_of(returned) if key.startswith("self.")}
+        attributes = set(walked.summary.returned_attributes)
         cls = self.context.owner.get(id(definition))
         found = set()
         for attribute in attributes - {definition.name.value}:

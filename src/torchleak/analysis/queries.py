@@ -142,7 +142,7 @@ def _runs_outside_batch_loops(facts: FileFacts, function: Function, depth: int =
     every call of the functions making those calls (``LM.reset_memory`` looping over its layers'
     ``reset_memory``, called once before training). The method itself must be called somewhere;
     a caller nothing calls is an entry point, run once; a per-batch helper (``train_step``) is not."""
-    sites = [site for site in facts.call_sites if site.callee == function.summary.key]
+    sites = _call_sites_of(facts, function)
     if not sites:
         return depth > 0  # (a caller nothing calls is an entry point: it runs once)
     if depth > 4:
@@ -1405,11 +1405,11 @@ def unrolled_per_outer_iteration(
     ) or not any(key in _grad_inputs(call) or key in _helper_grad_inputs(call) for call in inside):
         return False  # a backward through the chain (or one in a helper that differentiates it)
     return backwarded_after(function, key, loop) or _handed_to_a_later_helper_that_backwards(function, key, loop) or (
-        facts is not None and _left_for_another_functions_backward(facts, function, key)
+        facts is not None and _left_for_another_functions_backward(facts, function, {key})
     )
 
 
-def _left_for_another_functions_backward(facts: FileFacts, function: Function, keys: str | set[str]) -> bool:
+def _left_for_another_functions_backward(facts: FileFacts, function: Function, keys: set[str]) -> bool:
     """What the state becomes leaves through an attribute of the function's object or of an
     object it is given, which another function of the file backwards (FederatedScope's
     ``ctx.loss_batch`` set by the forward hook from the adapted weights, backwarded by the
@@ -1417,7 +1417,7 @@ def _left_for_another_functions_backward(facts: FileFacts, function: Function, k
     owners = {"self", *function.summary.parameters}
     return any(
         "." in derived and derived.split(".", 1)[0] in owners and backwarded_elsewhere(facts, derived, function)
-        for derived in function.derived_from({keys} if isinstance(keys, str) else keys)
+        for derived in function.derived_from(keys)
     )
 
 
@@ -1802,7 +1802,6 @@ def helper_graph_reused(facts: FileFacts, call: BackwardCall, sites: list[CallSi
     return False
 
 
-#: Kinds of value that are never part of a graph themselves (a module's parameters are leaves).
 def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
     """Whether the caller at ``site`` can backward again through the graph it passed to a helper
     that backwards it: a later backward of the caller (in the same iteration) differentiates
@@ -1906,8 +1905,7 @@ def _later_backward_shares_graph(
     detached = _only_detached(function)
     if facts is not None:
         detached |= _module_constants(facts) - {binding.key for binding in function.bindings}
-    my_sources = function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions)
-    mine = _owners(my_sources)
+    mine = _owners(function.sources_of(set(call.output_mentions), data_only=True) | set(call.output_mentions))
     together = _unpacked_together(function)
     scope = list(call.loop.enclosing())[-1] if call.loop is not None else None
     my_versions = _versions_reached(function, call.output_mentions, call.seq, scope)
@@ -1915,8 +1913,7 @@ def _later_backward_shares_graph(
     for other in later:
         if other.kind == "call" or not other.output_mentions:
             return True
-        their_sources = function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions)
-        theirs = _owners(their_sources)
+        theirs = _owners(function.sources_of(set(other.output_mentions), data_only=True) | set(other.output_mentions))
         shared = (mine & theirs) - detached - data - {"self"}  # (``self`` holds graphs only in ``self.x`` keys)
         if shared:
             # (a name rebound between the two, ``crit_fake_pred = crit(fake.detach())`` for the

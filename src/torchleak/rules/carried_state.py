@@ -416,7 +416,7 @@ class CarriedState(Rule):
                 statement = detach_statement(binding, key) or f"{key} = {key}.detach()"
                 inside = f" in {binding.in_callee}, before it is updated" if binding.in_callee else ""
                 fix = f"detach it each iteration ({statement}{inside}) and drop retain_graph=True"
-                if _slot_updated(binding) is not None:
+                if _updates_a_slot(binding):
                     # (a dict or a tensor of slots, ``self._protos[c] = m * self._protos[c] + ...``:
                     # a slot no batch updates keeps its old graph whatever the previous value of
                     # the updated ones is, so what is averaged in must carry none)
@@ -557,14 +557,14 @@ def _slot_written(binding: Binding) -> str | None:
     return assign.value.value
 
 
-def _slot_updated(binding: Binding) -> str | None:
-    """The slot a statement updates from its own previous value (``self._protos[c] = m *
-    self._protos[c] + (1 - m) * mean``), if that is the statement that carries the state."""
+def _updates_a_slot(binding: Binding) -> bool:
+    """The statement that carries the state updates a slot from its own previous value
+    (``self._protos[c] = m * self._protos[c] + (1 - m) * mean``)."""
     assign = single_assign(binding.node)
     if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Subscript:
-        return None
+        return False
     slot = code(assign.targets[0].target)
-    return slot if any(type(node) is cst.Subscript and code(node) == slot for node in subtree(assign.value)) else None
+    return any(type(node) is cst.Subscript and code(node) == slot for node in subtree(assign.value))
 
 
 def _names_a_file(via: str) -> bool:

@@ -39,7 +39,7 @@ def train_recurrent():
     # second backward raise (the step modifies weights the retained graph saved) instead of grow.
     hidden = torch.zeros(1, 8, 32)
     for x, y in sequence_loader:
-        out, hidden = gru(x, hidden)  # TLK103
+        out, hidden = gru(x, hidden)
         loss = F.mse_loss(out, y)
         loss.backward(retain_graph=True)  # TLK202
     gru_optimizer.step()

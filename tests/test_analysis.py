@@ -6582,7 +6582,7 @@ class TestRoundFifteenShapes:
                 opt.step()
         """
         found = self.findings(src)
-        assert [(line, code) for line, code, _ in found] == [(21, "TLK103"), (24, "TLK202")]  # (the carry, and the retain that hides it)
+        assert [(line, code) for line, code, _ in found] == [(24, "TLK202")]  # (one finding, at the retain that hides the carry)
         assert self.findings(src.replace("model.state = last", "model.state = last.detach()").replace("retain_graph=True", "")) == []
 
     def test_an_in_place_write_of_a_graph_into_a_fresh_tensor_records_it(self):
@@ -7254,7 +7254,7 @@ class TestRoundTwentyOneShapes:
                         loss.backward(retain_graph=True)
                         opt.step()
         """
-        assert [(line, code) for line, code, _ in self.findings(src)] == [(14, "TLK103"), (18, "TLK202")]  # (the carry, and the retain that hides it)
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(18, "TLK202")]  # (one finding, at the retain that hides the carry)
         fixed = src.replace("reset(self.hidden, mask)", "reset(self.hidden, mask).detach()").replace("retain_graph=True", "")
         assert self.findings(fixed) == []
 
@@ -7742,7 +7742,7 @@ class TestRoundTwentyThreeShapes:
                     opt.step()
         """
         found = self.findings(src)
-        assert [(line, code) for line, code, _ in found] == [(5, "TLK103"), (8, "TLK202")], found
+        assert [(line, code) for line, code, _ in found] == [(8, "TLK202")], found
         assert all("detach it" in message and "retain_graph=True" in message for _, _, message in found)
 
     def test_a_retain_switch_guarding_the_later_backward_that_needs_it_is_silent(self) -> None:
@@ -8112,7 +8112,7 @@ class TestRoundTwentyFourShapes:
                 return [trainer.step(x) for x in batches]
         """
         found = [(line, code) for line, code, _ in self.findings(src)]
-        assert found == [(13, "TLK103"), (24, "TLK202")], found
+        assert found == [(24, "TLK202")], found
 
     FAST_WEIGHTS = """
         import math
@@ -9593,8 +9593,8 @@ class TestRoundTwentySevenShapes:
         # to owe nothing to the encoder state it is handed, so the retain over the carried
         # state was called unneeded, TLK201, instead of TLK202)
         found = self.findings(self.STATEFUL_SEQ2SEQ)
-        assert [(line, code) for line, code, _ in found] == [(26, "TLK103"), (29, "TLK202")], found
-        assert "self.state" in found[1][2]
+        assert [(line, code) for line, code, _ in found] == [(29, "TLK202")], found
+        assert "self.state" in found[0][2]
 
     PARTIAL = """
         import functools
@@ -9971,8 +9971,8 @@ class TestRoundTwentyEightShapes:
         # forward attends to; retain_graph=True papers over the chain; that was TLK201 "no later
         # backward", because a concatenation onto a name counted as a store only)
         found = self.findings(self.MEMORY_HEAD)
-        assert [(line, code) for line, code, _ in found] == [(12, "TLK103"), (26, "TLK202")], found
-        assert "head.memory" in found[1][2]
+        assert [(line, code) for line, code, _ in found] == [(26, "TLK202")], found
+        assert "head.memory" in found[0][2]
 
     def test_the_same_memory_without_retain_is_a_carried_state(self) -> None:
         source = self.MEMORY_HEAD.replace("loss.backward(retain_graph=True)", "loss.backward()")
@@ -10407,7 +10407,7 @@ class TestRoundTwentyEightShapes:
                     optim_wrapper.step()
                     return loss.item()
         """
-        assert [(line, code) for line, code, _ in self.findings(source)] == [(11, "TLK103"), (27, "TLK202")]
+        assert [(line, code) for line, code, _ in self.findings(source)] == [(27, "TLK202")]
 
     def test_a_loss_summed_in_place_from_what_the_caller_passes_is_returned_attached(self) -> None:
         # (zoo round 28A yolov7_mloss, modelled on YOLOv7's ComputeLoss: ``lbox = torch.zeros(1)``
@@ -11255,7 +11255,7 @@ class TestRoundThirtyTwoShapes:
         # module's forward keeps an EMA of the features it is given; a trainer's per-batch step
         # calls it and papers over the chain with retain_graph=True, which was called unneeded)
         found = self.findings(self.STAT_LOSS)
-        assert [(line, code) for line, code, _ in found] == [(14, "TLK103"), (31, "TLK202")], found
+        assert [(line, code) for line, code, _ in found] == [(31, "TLK202")], found
         fixed = self.STAT_LOSS.replace("(1 - m) * batch_mean", "(1 - m) * batch_mean.detach()").replace("retain_graph=True", "")
         assert self.findings(fixed) == []
 
@@ -11497,7 +11497,7 @@ class TestRoundThirtyTwoShapes:
                     optimizer.step()
         """
         found = self.findings(src)
-        assert [code for _, code, _ in found] == ["TLK103", "TLK202"], found
+        assert [code for _, code, _ in found] == ["TLK202"], found
 
     def test_a_method_called_with_grad_and_under_no_grad_keeps_grad_for_its_callees(self) -> None:
         # (zoo round 32A dpo_trainer, modelled on eric-mitchell/direct-preference-optimization:
@@ -11742,10 +11742,11 @@ class TestRoundThirtySixShapes:
         # ``self._proto_contrast``, which reads ``self._proto_bank.get(...)``, the slots
         # ``ProtoBank.update`` averages with the batch's features: the retain was TLK201, whose
         # fix raises on the second iteration. The TLK103 advice names the slot, not a
-        # ``.detach()`` of the dict: each slot no batch updates keeps its graph)
+        # ``.detach()`` of the dict: each slot no batch updates keeps its graph. Session 37:
+        # one finding, at the retain, whose advice names the slot)
         found = self.findings(self.PROTO_BANK)
-        assert [(line, code) for line, code, _ in found] == [(16, "TLK103"), (44, "TLK202")], found
-        assert "average class_mean.detach() into its slots" in found[0][2], found[0][2]
+        assert [(line, code) for line, code, _ in found] == [(44, "TLK202")], found
+        assert "average class_mean.detach() into its slots in ProtoBank.update" in found[0][2], found[0][2]
         detached = self.PROTO_BANK.replace("].mean(0)", "].mean(0).detach()")
         assert [code for _, code, _ in self.findings(detached)] == ["TLK201"]
         assert self.findings(detached.replace("backward(retain_graph=True)", "backward()")) == []
@@ -11909,7 +11910,7 @@ class TestRoundThirtySixShapes:
                 return [train_step(model, optimizer, x) for x in batches]
         """
         found = self.findings(src)
-        assert [(line, code) for line, code, _ in found] == [(16, "TLK103"), (36, "TLK202")], found
+        assert [(line, code) for line, code, _ in found] == [(36, "TLK202")], found
         # (reset before every step: the retain is then TLK201's)
         per_step = src.replace("                optimizer.zero_grad()\n", "                optimizer.zero_grad()\n                model.reset_memory()\n")
         assert [code for _, code, _ in self.findings(per_step)] == ["TLK201"]
@@ -12054,3 +12055,128 @@ class TestRoundThirtySixShapes:
                     optimizer.step()
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(15, "TLK103")]
+
+
+class TestRoundThirtySevenShapes:
+    """Session 37: zoo rounds 37A/37B and projects round 23, misses and false findings."""
+
+    findings = staticmethod(TestFifthRepositorySetShapes.findings)
+
+    ODE_SOLVER = """
+        import torch
+        import torch.nn as nn
+
+        def odeint_rk4(func, y0, t0, t1, n):
+            h = (t1 - t0) / n
+            y = y0
+            t = t0
+            for _ in range(n):
+                k1 = func(t, y)
+                k2 = func(t + h, tuple(a + h * b for a, b in zip(y, k1)))
+                y = tuple(a + h / 2 * (b1 + b2) for a, b1, b2 in zip(y, k1, k2))
+                t = t + h
+            return y
+
+        class CNF(nn.Module):
+            def __init__(self, odefunc):
+                super().__init__()
+                self.odefunc = odefunc
+
+            def forward(self, z, logpz):
+                z_t, logpz_t = odeint_rk4(self.odefunc, (z, logpz), 0.0, 1.0, 8)
+                return z_t, logpz_t
+
+        def train(flow, loader):
+            opt = torch.optim.Adam(flow.parameters())
+            for x in loader:
+                z, delta = flow(x, torch.zeros(len(x), 1))
+                loss = (0.5 * z.pow(2).sum(1) + delta).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """
+
+    def test_a_solver_loop_whose_result_a_forward_returns_is_unrolled_for_training(self) -> None:
+        # (zoo 37A ffjord: the RK4 steps chain the state within one call of the module's
+        # forward, whose output the loss is computed from; "run it under no_grad" was wrong)
+        assert self.findings(self.ODE_SOLVER) == []
+
+    def test_a_solver_loop_without_training_in_the_file_is_still_reported(self) -> None:
+        # (guard: without a backward in the file nothing says the chain is differentiated)
+        src = self.ODE_SOLVER.replace("                loss.backward()\n", "")
+        assert [code for _, code, _ in self.findings(src)] == ["TLK103"]
+
+    LAMBDA_PINN = """
+        import torch
+        import torch.nn as nn
+
+        class PINN(nn.Module):
+            def loss_pde(self, y, x):
+                grad = torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)[0]
+                self._loss_pde = (grad.norm(dim=1) - 1).pow(2).mean()
+                return self._loss_pde
+
+            def loss_bc(self, x, sdf):
+                self._loss_bc = (self.forward(x) - sdf).pow(2).mean()
+                return self._loss_bc
+
+        class MLP(PINN):
+            def __init__(self):
+                super().__init__()
+                self.model = nn.Sequential(nn.Linear(3, 32), nn.Softplus(), nn.Linear(32, 1))
+
+            def forward(self, x):
+                return self.model(x).squeeze(-1)
+
+        class Adaptive(MLP):
+            def loss(self, y, x, bc_x, bc_sdf):
+                self._loss = self.loss_pde(y, x)
+                self._loss = self._loss + 0.5 * self.loss_bc(bc_x, bc_sdf)
+                return self._loss
+
+        def main(points, bc_points, bc_sdfs, epochs):
+            net = Adaptive()
+            optimizer = torch.optim.Adam(net.parameters())
+            points.requires_grad_(True)
+            for epoch in range(epochs):
+                optimizer.zero_grad()
+                y = net(points)
+                loss = net.loss(y, points, bc_points, bc_sdfs)
+                loss.backward()
+                optimizer.step()
+    """
+
+    def test_an_attribute_updated_from_the_value_the_same_call_gave_it_is_not_carried(self) -> None:
+        # (zoo 37A pinn_sdf: ``self._loss = self.loss_pde(...)`` then ``self._loss = self._loss
+        # + ...`` reads this call's value; and the base class's ``self.model``, a submodule the
+        # forward reads, is no state carried into ``net(points)``)
+        assert self.findings(self.LAMBDA_PINN) == []
+
+    def test_an_attribute_updated_from_a_value_set_only_on_some_calls_is_reported(self) -> None:
+        # (guard: a fresh value on one branch leaves the other calls adding to the carried sum)
+        src = self.LAMBDA_PINN.replace(
+            "                self._loss = self.loss_pde(y, x)\n",
+            "                if epoch_start:\n                    self._loss = self.loss_pde(y, x)\n",
+        ).replace("def loss(self, y, x, bc_x, bc_sdf):", "def loss(self, y, x, bc_x, bc_sdf, epoch_start=False):")
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(27, "TLK301")], found
+
+    def test_a_state_a_retain_papers_over_is_one_finding_at_the_retain(self) -> None:
+        # (31 blind cases with such a retain: 23 authors marked the retain alone; projects
+        # round 23's MemAutoInt memory too)
+        src = """
+            import torch
+
+            def train(rnn, head, loader):
+                h = torch.zeros(1, 4, 8)
+                opt = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.1)
+                for x, y in loader:
+                    out, h = rnn(x, h)
+                    loss = (head(out[:, -1]) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward(retain_graph=True)
+                    opt.step()
+        """
+        found = self.findings(src)
+        assert [(line, code) for line, code, _ in found] == [(11, "TLK202")], found
+        assert "'h'" in found[0][2] and "detach it each iteration" in found[0][2], found

@@ -578,11 +578,10 @@ def test_tlk202_fix_detaches_the_carry_once_and_drops_retain_graph() -> None:
     ), outcome.source
     assert {(code, fix.safety) for code, fix in outcome.applied} >= {("TLK202", "unsafe")}
     assert outcome.remaining == []
-    # The carried state is reported at the carry too (TLK103, with no fix of its own) and at
-    # the retain by TLK202, whose fix changes the gradients (to truncated backpropagation):
-    # safe fixes alone leave the code as it was, and both findings.
+    # The carried state is reported once, at the retain (TLK202), whose fix changes the
+    # gradients (to truncated backpropagation): safe fixes alone leave the code as it was.
     safe = fixed(before)
-    assert safe.source == dedent(before) and [finding.code for finding in safe.remaining] == ["TLK103", "TLK202"], safe
+    assert safe.source == dedent(before) and [finding.code for finding in safe.remaining] == ["TLK202"], safe
 
 
 def test_tlk202_keeps_retain_graph_a_later_backward_needs_and_detaches_each_state_once() -> None:

@@ -38,7 +38,7 @@ def run(batches):
         opt.zero_grad()
         loss.backward(retain_graph=True)  # TLK202
         opt.step()
-        ctx = new_ctx  # TLK103
+        ctx = new_ctx
     return loss.item()
 
 

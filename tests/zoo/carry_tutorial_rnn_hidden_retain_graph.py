@@ -46,7 +46,7 @@ def run(batches):
     losses = []
     for x, y in batches:
         pred, h_new = model(x, h_state)
-        h_state = h_new  # TLK103
+        h_state = h_new
         loss = nn.functional.mse_loss(pred, y)
         loss.backward(retain_graph=True)  # TLK202
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -18,7 +18,7 @@ class ClipLSTM(nn.Module):
         return (torch.zeros(1, batch_size, self.hidden_len), torch.zeros(1, batch_size, self.hidden_len))
 
     def forward(self, x):
-        lstm_out, self.hidden = self.lstm(x, self.hidden)  # TLK103
+        lstm_out, self.hidden = self.lstm(x, self.hidden)
         return F.log_softmax(self.hidden2class(lstm_out[:, -1, :]), dim=-1)
 
 

@@ -29,7 +29,7 @@ class CompressiveAttention(nn.Module):
         g = torch.sigmoid(self.gate)
         mixed = g * mem_out + (1 - g) * local
         self.M = self.M + sk.transpose(-2, -1) @ v  # TLK103
-        self.z = self.z + sk.sum(dim=-2, keepdim=True).transpose(-2, -1)  # TLK103
+        self.z = self.z + sk.sum(dim=-2, keepdim=True).transpose(-2, -1)
         return self.out(mixed.transpose(1, 2).reshape(b, n, -1))
 
 

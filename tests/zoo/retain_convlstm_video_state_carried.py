@@ -42,7 +42,7 @@ def train(model, clips, lr=1e-3):
     state = model.convlstm.init_hidden(2, 8, 8)
     for step, (frames, labels) in enumerate(clips):
         optimizer.zero_grad()
-        logits, state = model(frames, state)  # TLK103
+        logits, state = model(frames, state)
         loss = F.cross_entropy(logits, labels)
         loss.backward(retain_graph=True)  # TLK202
         optimizer.step()

@@ -48,7 +48,7 @@ def train_batch(decoder, optimizer, tgt, state, trunc_size=20):
         chunk = tgt[j:j + gold.size(0)]
         state.detach()
         logits, hidden, feed = decoder(chunk, state)
-        state.update_state(hidden, feed)  # TLK103
+        state.update_state(hidden, feed)
         loss = criterion(logits.reshape(-1, logits.size(-1)), gold.reshape(-1))
         optimizer.zero_grad()
         loss.backward(retain_graph=True)  # TLK202

@@ -161,7 +161,7 @@ class ESRNNStream:
             self.state = self.esrnn.es.initial_state(y, idxs)
         self.es_optimizer.zero_grad()
         self.rnn_optimizer.zero_grad()
-        windows_y, windows_y_hat, levels, self.state = self.esrnn(y, idxs, self.state)  # TLK103
+        windows_y, windows_y_hat, levels, self.state = self.esrnn(y, idxs, self.state)
         pinball = self.train_loss(windows_y, windows_y_hat)
         level_penalty = self.level_loss(levels)
         # the level penalty goes through the same exponential-smoothing graph: keep it for the second backward

@@ -48,7 +48,7 @@ class EMAStatLoss(nn.Module):
 
     def _update(self, batch_mean):
         m = self.momentum
-        self._ema = m * self._ema + (1 - m) * batch_mean  # TLK103
+        self._ema = m * self._ema + (1 - m) * batch_mean
         self.n_updates += 1
         return self._ema
 

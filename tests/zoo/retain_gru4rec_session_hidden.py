@@ -44,7 +44,7 @@ class SessionTrainer:
 
     def train_epoch(self, loader):
         for items, targets, mask in loader:
-            self.hidden = reset_hidden(self.hidden, mask)  # TLK103
+            self.hidden = reset_hidden(self.hidden, mask)
             logits, self.hidden = self.model(items, self.hidden)
             sampled = logits[:, targets]
             loss = top1_loss(sampled)

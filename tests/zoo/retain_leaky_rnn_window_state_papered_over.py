@@ -42,7 +42,7 @@ def run(batches):
     loss_func = nn.MSELoss()
     h_state = None
     for x, y in batches:
-        prediction, h_state = rnn(x, h_state)  # TLK103
+        prediction, h_state = rnn(x, h_state)
         loss = loss_func(prediction, y)
         optimizer.zero_grad()
         loss.backward(retain_graph=True)  # TLK202

@@ -46,7 +46,7 @@ def train(model, loader, optimizer, batch_size, n_hidden=128):
     state = LIFState(v=torch.zeros(batch_size, n_hidden), i=torch.zeros(batch_size, n_hidden))
     for frames, labels in loader:
         optimizer.zero_grad()
-        logits, state = model(frames, state)  # TLK103
+        logits, state = model(frames, state)
         loss = F.cross_entropy(logits, labels)
         loss.backward(retain_graph=True)  # TLK202
         optimizer.step()

@@ -26,7 +26,7 @@ class WindowRegressor(nn.Module):
     def forward(self, inp):
         to_in = self.flat(inp)
         f, state = self.lstm(to_in, (self.h0, self.c0))
-        (self.h0, self.c0) = state  # TLK103
+        (self.h0, self.c0) = state
         return self.model1(f)
 
 

@@ -25,7 +25,7 @@ def train(net, X, y, epochs=2, lr=1e-3):
         optimizer.zero_grad()
         for i in range(0, len(X)):
             single_tick = X[i].view(1, 1, X[i].shape[-1])
-            y_pred, hidden = net(single_tick, hidden)  # TLK103
+            y_pred, hidden = net(single_tick, hidden)
             loss = criterion(y_pred.view(-1), y[i].view(-1))
             loss.backward(retain_graph=True)  # TLK202
             train_loss_total += loss.item()

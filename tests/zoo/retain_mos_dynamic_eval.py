@@ -97,7 +97,7 @@ def evaluate(model, eval_data, args, n_segments):
         model.use_dropout = False
         data, targets = get_batch(eval_data, i, args.bptt)
         model.zero_grad()
-        log_prob, hidden = model(data, hidden)  # TLK103
+        log_prob, hidden = model(data, hidden)
         loss = nn.functional.nll_loss(log_prob.view(-1, log_prob.size(2)), targets)
         loss.backward(retain_graph=True)  # TLK202
         for param in model.parameters():

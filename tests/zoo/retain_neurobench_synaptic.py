@@ -91,7 +91,7 @@ class Synaptic(SpikingNeuron):
         if self.mem.shape != input_.shape:
             self.mem = torch.zeros_like(input_)
         reset = self.mem_reset(self.mem)
-        self.syn = self.alpha * self.syn + input_  # TLK103
+        self.syn = self.alpha * self.syn + input_
         self.mem = self.beta * self.mem + self.syn - reset * self.threshold
         spk = self.fire(self.mem)
         if self.output:

@@ -80,7 +80,7 @@ def run_epoch(model, data, is_train=False, lr=1.0, probe=None):
     for step, (x, y) in enumerate(data):
         inputs = x.transpose(0, 1).contiguous()
         model.zero_grad()
-        outputs, hidden = model(inputs, hidden)  # TLK103
+        outputs, hidden = model(inputs, hidden)
         targets = y.transpose(0, 1).contiguous()
         tt = torch.squeeze(targets.view(-1, model.batch_size * model.num_steps))
 

@@ -91,7 +91,7 @@ def train(model, train_dataset, criterion, epoch):
         if inputSeq.size(0) < 2:
             break
         model.zero_grad()
-        outSeq, hidden = model.forward(inputSeq, hidden)  # TLK103
+        outSeq, hidden = model.forward(inputSeq, hidden)
         loss = criterion(outSeq.view(-1), targetSeq.contiguous().view(-1))
         loss.backward(retain_graph=True)  # TLK202
         torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)

@@ -14,7 +14,7 @@ for step in range(200):
     steps = torch.linspace(step * torch.pi, (step + 1) * torch.pi, 10)
     x = torch.sin(steps).view(1, 10, 1)
     y = torch.cos(steps).view(1, 10, 1)
-    r_out, h_state = rnn(x, h_state)  # TLK103
+    r_out, h_state = rnn(x, h_state)
     prediction = head(r_out)
     loss = mse(prediction, y)
     optimizer.zero_grad()

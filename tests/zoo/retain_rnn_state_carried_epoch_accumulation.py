@@ -10,7 +10,7 @@ def train(model, initial_state, segments, optimizer, epochs=500):
         state = initial_state
         optimizer.zero_grad()
         for forcing, observed in segments:
-            predicted, state = model(forcing, state)  # TLK103
+            predicted, state = model(forcing, state)
             loss = F.mse_loss(predicted, observed)
             loss.backward(retain_graph=True)  # TLK202
         optimizer.step()

@@ -30,7 +30,7 @@ class StreamTrainer:
         correct, total = 0, 0
         for xb, yb in loader:
             feats = self.clf.encode(xb)
-            context = self.decay * context + (1 - self.decay) * feats.mean(0)  # TLK103
+            context = self.decay * context + (1 - self.decay) * feats.mean(0)
             logits = self.clf.classify(feats, context)
             crit = F.cross_entropy(logits, yb)
             self.opt.zero_grad()

@@ -33,7 +33,7 @@ def train_search_epoch(model, train_data, optimizer, batch_size, bptt=35, clip=0
         inputs = train_data[i:i + seq_len]
         targets = train_data[i + 1:i + 1 + seq_len].reshape(-1)
         optimizer.zero_grad()
-        log_prob, hidden = model(inputs, hidden)  # TLK103
+        log_prob, hidden = model(inputs, hidden)
         raw_loss = criterion(log_prob.view(-1, log_prob.size(-1)), targets)
         raw_loss.backward(retain_graph=True)  # TLK202
         nn.utils.clip_grad_norm_(model.parameters(), clip)

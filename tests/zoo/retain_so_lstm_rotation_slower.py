@@ -54,7 +54,7 @@ class RotLSTM(nn.Module):
                 torch.zeros(1, self.batch_size, self.hidden_dim))
 
     def forward(self, seq):
-        lstm_out, self.hidden = self.lstm(seq, self.hidden)  # TLK103
+        lstm_out, self.hidden = self.lstm(seq, self.hidden)
         return self.hidden2out(lstm_out)
 
 

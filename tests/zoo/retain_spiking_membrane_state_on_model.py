@@ -35,7 +35,7 @@ class LIFClassifier(nn.Module):
         for t in range(seq.size(0)):
             z, state = self.step(seq[t], state)
             counts = counts + z
-        self.state = state  # TLK103
+        self.state = state
         return self.readout(counts / seq.size(0))
 
 

@@ -58,7 +58,7 @@ class LeakyRNNForecaster(LightningModule):
 
     def forward(self, x):
         pre = self.w_in(x) + self.hidden @ self.w_rec
-        self.hidden = (1 - self.leak_rate) * self.hidden + self.leak_rate * torch.tanh(pre)  # TLK103
+        self.hidden = (1 - self.leak_rate) * self.hidden + self.leak_rate * torch.tanh(pre)
         return self.readout(self.hidden)
 
     def training_step(self, batch, batch_idx):

@@ -3613,6 +3613,10 @@ class _Walker:
         ):
             self.function.grad_resets.append(GradReset(statement, self.context.next_seq(), self.loop, self.function, key[: -len(".grad")]))
         if key.startswith("self.") and self.function.cls is not None and key.count(".") == 1:
+            if fed and self._bound_fresh_in_this_call(key, statement):
+                # ``self._loss = self.loss_pde(...); self._loss = self._loss + w * bc``: the
+                # update reads this call's value, not the one the object carried in
+                fed = False
             self._note_attribute(key[len("self."):], value, fed, statement)
         elif type(target) is cst.Attribute and key.count(".") == 1 and value.attached and not self._in_batch_loop():
             # ``state.hidden = hidden`` on an object the function is given: the caller's object
@@ -3772,11 +3776,20 @@ class _Walker:
         if forward is None:
             return set()
         read = self.context.body(forward).attributes_read.get("self", set())
-        held = self.context.facts.attributes
         return {
             f"{owner}.{attribute}" for attribute in read - _GENERIC_MEMBERS
-            if held.get((cls, attribute), UNKNOWN).kind not in _OBJECT_KINDS  # (submodules are not state)
+            # (submodules are not state, a base class's ``self.model`` included)
+            if (self._recorded_attribute(cls, attribute) or UNKNOWN).kind not in _OBJECT_KINDS
         }
+
+    def _bound_fresh_in_this_call(self, key: str, statement: cst.CSTNode) -> bool:
+        """An earlier statement of this function, on every path (no branch, no loop), bound
+        ``key`` to a value not computed from its previous one."""
+        return any(
+            binding.key == key and binding.node is not statement and binding.branch_depth == 0 and binding.loop is None
+            and not binding.fed_to_call and key not in binding.mentions
+            for binding in self.function.bindings
+        )
 
     def _note_attribute(self, attribute: str, value: Value, fed: bool, statement: cst.CSTNode) -> None:
         """``self.x = ...`` in a method: what the class's attribute holds, and the effect on it."""

@@ -244,7 +244,24 @@ def _backwarded_results_closure(facts: FileFacts) -> set[str]:
     backwarded by the caller)."""
     if facts.evidence is None:
         return set()
-    found = set(facts.evidence.backwarded_results)
+    return _returned_on_closure(facts, set(facts.evidence.backwarded_results))
+
+
+def _results_of_trained_forwards(facts: FileFacts) -> set[str]:
+    """The forwards of the file's modules, in a file that trains (a backward in it), and the
+    functions whose results they return (an ODE solver's ``odeint(func, y0, ...)`` returned by
+    ``CNF.forward``): what a forward returns is what a loss is computed from."""
+    if not any(function.backwards for function in facts.functions):
+        return set()
+    forwards = {
+        function.name for function in facts.functions
+        if function.cls in facts.module_classes and function.name.rsplit(".", 1)[-1] in vocab.FORWARD_METHODS
+    }
+    return _returned_on_closure(facts, forwards)
+
+
+def _returned_on_closure(facts: FileFacts, found: set[str]) -> set[str]:
+    """``found`` and the functions whose results they return, transitively."""
     observations = facts.observations
     if observations is None:
         return found
@@ -1117,6 +1134,16 @@ def averaged_operand(facts: FileFacts, binding: Binding) -> Optional[Accumulatio
     return Accumulation(binding.node, binding.seq, binding.loop, binding.function, target, binding.key, "=", operand, facts.values[id(operand)])
 
 
+def updates_a_slot(binding: Binding) -> bool:
+    """The statement that carries the state updates a slot from its own previous value
+    (``self._protos[c] = m * self._protos[c] + (1 - m) * mean``)."""
+    assign = single_assign(binding.node)
+    if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Subscript:
+        return False
+    slot = assign.targets[0].target
+    return any(type(node) is cst.Subscript and node.deep_equals(slot) for node in subtree(assign.value))
+
+
 def folded_operand(facts: FileFacts, statement: cst.CSTNode) -> Optional[cst.BaseExpression]:
     """The one operand with a graph that the moving average ``statement`` folds into its target
     (``loss`` in ``ema = 0.98 * ema + 0.02 * loss``; ``torch.mean(et)`` in a helper's
@@ -1311,7 +1338,7 @@ def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loo
     name = function.name
     # (through callers that return it on: ``entries`` -> ``relative_error`` -> the loop's backward)
     backwarded = evidence is not None and name in _backwarded_results_closure(facts) or name in facts.backwarded_by_importers
-    return (backwarded or _result_feeds_a_backward(facts, name)) and key in function.returned_keys
+    return (backwarded or _result_feeds_a_backward(facts, name) or name in _results_of_trained_forwards(facts)) and key in function.returned_keys
 
 
 def _result_feeds_a_backward(facts: FileFacts, name: str) -> bool:

@@ -7,9 +7,10 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Loop
+from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Kind, Loop
 from torchleak.analysis.queries import (
-    carried_state, detach_statement, history_keeping_reset, later_backward, retained_over_carried_state, statement_text,
+    carried_state, detach_statement, folded_operand, history_keeping_reset, item_fix, later_backward, retained_over_carried_state,
+    statement_text, updates_a_slot,
 )
 from torchleak.edits import keyword_edit, state_fix_edit
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -59,8 +60,6 @@ class RetainGraphCarriedState(Rule):
             loss.backward()
         optimizer.step()
     """
-    #: The carried state is reported too, where it is carried: both lines change.
-    companions: ClassVar[frozenset[str]] = frozenset({"TLK103"})
     flagged: ClassVar[tuple[Flagged, ...]] = (
         Flagged(
             """
@@ -68,7 +67,7 @@ class RetainGraphCarriedState(Rule):
             import torch.nn.functional as F
             h = torch.zeros(1, 32, 128)
             for inputs, targets in loader:
-                out, h = rnn(inputs, h)  # TLK103
+                out, h = rnn(inputs, h)
                 loss = F.mse_loss(head(out[:, -1]), targets)
                 loss.backward(retain_graph=True)  # TLK202
             optimizer.step()
@@ -81,7 +80,7 @@ class RetainGraphCarriedState(Rule):
             import torch
             h = torch.zeros(1, 32, 64)
             for x, y in loader:
-                out, h = gru(x, h)  # TLK103
+                out, h = gru(x, h)
                 loss = criterion(out, y)
                 loss.backward(retain_graph=True)  # TLK202
                 optimizer.step()
@@ -92,7 +91,7 @@ class RetainGraphCarriedState(Rule):
         Flagged(
             """
             for x, y in loader:
-                out, hidden = model(x, hidden)  # TLK103
+                out, hidden = model(x, hidden)
                 loss = criterion(out, y)
                 optimizer.zero_grad()
                 loss.backward(retain_graph=True)  # TLK202
@@ -116,7 +115,7 @@ class RetainGraphCarriedState(Rule):
                     if self.context is None:
                         self.context = h.mean(0)
                     else:
-                        self.context = 0.5 * self.context + 0.5 * h.mean(0)  # TLK103
+                        self.context = 0.5 * self.context + 0.5 * h.mean(0)
                     return h + self.context
 
             class Trainer:
@@ -222,12 +221,22 @@ class RetainGraphCarriedState(Rule):
                     f"reset it without its history in {reset.function.name} "
                     f"({reset.key} = torch.zeros_like({reset.key}), not {reset.key}.zero_())"
                 )
+            elif updates_a_slot(binding):
+                # (a dict or a tensor of slots, ``self._protos[c] = m * self._protos[c] + ...``: a
+                # slot no batch updates keeps its old graph whatever the previous value of the
+                # updated ones is, so what is averaged in must carry none)
+                operand = folded_operand(facts, binding.node)
+                folded = f"{item_fix(facts, operand)}.detach()" if operand is not None else "detached values"
+                inside = f" in {binding.in_callee}" if binding.in_callee else ""
+                detach = f"average {folded} into its slots{inside} (a slot this step does not update keeps its graph)"
             elif binding.in_callee:
-                detach = f"detach it each iteration (in {binding.in_callee}, where it is updated)"
+                own = "self." + key.rsplit(".", 1)[-1]
+                statement = detach_statement(binding, own) or f"{own} = {own}.detach()"
+                detach = f"detach it each iteration ({statement} in {binding.in_callee}, before it is updated)"
             elif binding.function is not call.function:
                 statement = detach_statement(binding, key) or f"{key} = {key}.detach()"
                 detach = f"detach it each iteration ({statement} at the start of {binding.function.name}, before it is updated)"
-            elif (detaching := detach_statement(binding, key)) is not None:
+            elif (detaching := detach_statement(binding, key) or (f"{key} = {key}.detach()" if _one_tensor(binding) else None)) is not None:
                 detach = f"detach it each iteration ({detaching})"
             elif binding.via:
                 detach = f"detach what is stored into it each iteration ({binding.via})"
@@ -240,6 +249,12 @@ class RetainGraphCarriedState(Rule):
         if not isinstance(report.event, BackwardCall) or report.fields.get("reset_in"):
             return None  # (the fix is in the reset method, which the edit does not reach)
         return retain_carried_fix(facts, report.event, list(carried_state(facts)))
+
+
+def _one_tensor(binding: Binding) -> bool:
+    """The state may be one tensor (``state.detach()`` applies): not a tuple or container."""
+    value = binding.value
+    return value.elements is None and value.kind not in (Kind.TUPLE, Kind.CONTAINER, Kind.INSTANCE)
 
 
 def retain_carried_fix(facts: FileFacts, call: BackwardCall, carried: list[tuple[Loop, Binding]]) -> Fix | None:

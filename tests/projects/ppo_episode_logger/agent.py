@@ -47,7 +47,7 @@ class PPOAgent:
             advantages = targets - old_values
             ratios = torch.exp(logprobs - old_logprobs)
             ent_coef = self.log_ent_coef.exp()
-            self.ent_coef_avg = 0.9 * self.ent_coef_avg + 0.1 * ent_coef  # expect: TLK103 (the carried state; the retain below, TLK202, hides it)
+            self.ent_coef_avg = 0.9 * self.ent_coef_avg + 0.1 * ent_coef
             loss = ppo_loss(ratios, advantages, values, targets, entropy, self.eps_clip, self.ent_coef_avg)  # CLEAN: sum of terms, backwarded just below
             self.optimizer.zero_grad()
             self.coef_optimizer.zero_grad()

@@ -26,7 +26,7 @@ def train_on_device(lm, train_data, optimizer, device, bptt=35):
     hidden = lm.init_hidden(20)
     for batch, i in enumerate(range(0, train_data.size(0) - 1, bptt)):
         data, targets = get_batch(train_data, i)
-        hidden = move_state(hidden, device)  # expect: TLK103 (moving the state keeps its graph; the retain below, TLK202, hides it)
+        hidden = move_state(hidden, device)
         optimizer.zero_grad()
         output, hidden = lm(data, hidden)
         loss = criterion(output.view(-1, output.size(-1)), targets)

@@ -21,7 +21,7 @@ class ESRNNTrainer(nn.Module):
 
     def train_batch(self, chunk, future):
         self.optimizer.zero_grad()
-        pred, pred_norm, self.level, lvp = self.model(chunk, self.level)  # expect: TLK103 (its author marked it at the retain below, TLK202; both lines change)
+        pred, pred_norm, self.level, lvp = self.model(chunk, self.level)
         loss = grouped_loss(self.criterion, pred / self.level, future / self.level)
         total = loss + self.config['level_variability_penalty'] * lvp
         total.backward(retain_graph=True)  # expect: TLK202

@@ -46,7 +46,7 @@ class Exp_Informer(object):
             # over the whole epoch and the optimizer steps once at its end
             model_optim.zero_grad()
             for i, (batch_x, batch_y) in enumerate(train_loader):
-                pred, true, self.enc_state = self._process_one_batch(batch_x, batch_y, self.enc_state)  # expect: TLK103 (the carried state; the retain below, TLK202, hides it)
+                pred, true, self.enc_state = self._process_one_batch(batch_x, batch_y, self.enc_state)
                 loss = self.criterion(pred, true)
                 self.recorder.update('train', loss, batch_x.size(0))  # expect: TLK101 (utils/tools.py)
                 self.recorder.update('train_item', loss.item(), batch_x.size(0))  # clean: .item() before the recorder

@@ -1,0 +1,1 @@
+from .qlearning import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+from .logger import D3RLPyLogger, InMemoryAdapter, InMemoryAdapterFactory, LOG  # noqa: F401

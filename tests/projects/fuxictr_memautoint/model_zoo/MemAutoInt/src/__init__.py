@@ -1,0 +1,1 @@
+from .MemAutoInt import MemAutoInt  # noqa: F401

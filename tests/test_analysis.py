@@ -12180,3 +12180,107 @@ class TestRoundThirtySevenShapes:
         found = self.findings(src)
         assert [(line, code) for line, code, _ in found] == [(11, "TLK202")], found
         assert "'h'" in found[0][2] and "detach it each iteration" in found[0][2], found
+
+    FREE_ADVERSARIAL = """
+        import torch
+        import torch.nn.functional as F
+
+        def clamp(x, lo, hi):
+            return torch.max(torch.min(x, hi), lo)
+
+        def train(model, opt, loader, eps, replays):
+            delta = torch.zeros(8, 3, 16, 16)
+            delta.requires_grad = True
+            for x, y in loader:
+                for _ in range(replays):
+                    loss = F.cross_entropy(model(x + delta[:x.size(0)]), y)
+                    opt.zero_grad()
+                    loss.backward(retain_graph=True)
+                    grad = delta.grad.detach()
+                    delta = clamp(delta + eps * torch.sign(grad), -eps, eps)
+                    delta.retain_grad()
+                    opt.step()
+    """
+
+    def test_a_perturbation_made_a_leaf_and_rebound_from_itself_is_what_the_retain_papers_over(self) -> None:
+        # (zoo round 30B fast_adv_free_delta: ``delta.requires_grad = True`` makes a leaf whose
+        # slice ``delta[:n]`` records a graph; rebinding ``delta`` from itself chains every
+        # replay, which the retain hides: TLK202, not TLK201 whose fix raises)
+        found = self.findings(self.FREE_ADVERSARIAL)
+        assert [(line, code) for line, code, _ in found] == [(15, "TLK202")], found
+        assert "'delta'" in found[0][2], found
+
+    def test_a_perturbation_updated_through_data_is_no_carried_state(self) -> None:
+        # (guard: the upstream fix keeps ``delta`` a leaf, updated through ``.data``; the retain
+        # is then unneeded)
+        src = self.FREE_ADVERSARIAL.replace("delta = clamp(delta + eps", "delta.data = clamp(delta + eps").replace(
+            "                    delta.retain_grad()\n", "                    delta.grad.zero_()\n"
+        )
+        assert [code for _, code, _ in self.findings(src)] == ["TLK201"]
+
+    def test_requires_grad_made_in_place_makes_a_leaf(self) -> None:
+        # (``x.requires_grad_()`` as a statement, as ``x.requires_grad = True``: a slice of
+        # ``x`` records a graph; without it, ``x`` is data)
+        src = """
+            import torch
+
+            def collect(points, scale):
+                points.requires_grad_()
+                first = points[:4] * scale
+                flag = torch.zeros(3)
+                flag.requires_grad = True
+                second = flag[:2]
+                return first, second
+        """
+        facts = facts_of(src)
+        assert value_of(facts, "collect", "first").attached and value_of(facts, "collect", "second").attached
+        plain = facts_of(src.replace("                points.requires_grad_()\n", "").replace("                flag.requires_grad = True\n", ""))
+        assert not value_of(plain, "collect", "second").attached
+
+    def test_an_attack_loop_chaining_the_input_it_is_given_is_the_callers_to_keep(self) -> None:
+        # (guard, now that ``requires_grad_()`` makes a leaf; zoo 37A atta: a PGD attack
+        # rebinds its ``x_adv`` parameter from itself for a few steps and returns it; the caller
+        # trains on it: the chain is one call long. A caller writing it back into the data it
+        # draws from carries it, and that is reported there)
+        src = """
+            import torch
+            import torch.nn.functional as F
+
+            def attack(model, x_adv, y, step, steps):
+                for _ in range(steps):
+                    x_adv.requires_grad_()
+                    loss = F.cross_entropy(model(x_adv), y)
+                    grad = torch.autograd.grad(loss, [x_adv])[0]
+                    x_adv = x_adv + step * torch.sign(grad)
+                return x_adv
+
+            def train(model, opt, data, labels, batches):
+                for idx in batches:
+                    x_adv = attack(model, data[idx], labels[idx], 0.01, 5)
+                    loss = F.cross_entropy(model(x_adv), labels[idx])
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """
+        assert self.findings(src) == []
+
+    def test_a_dict_of_modules_told_apart_by_their_methods_runs_forwards(self) -> None:
+        # (zoo 37A ll4al: ``models = {'backbone': ..., 'module': ...}`` handed to helpers that call
+        # ``models['module'].eval()`` and ``models['module'](features)``: the outputs are attached,
+        # and concatenated across the batches of a loop without no_grad they are kept)
+        src = """
+            import torch
+
+            def get_uncertainty(parts, batches):
+                parts['backbone'].eval()
+                parts['module'].eval()
+                uncertainty = torch.tensor([])
+                for inputs in batches:
+                    _, features = parts['backbone'](inputs)
+                    scores = parts['module'](features)
+                    uncertainty = torch.cat((uncertainty, scores), 0)
+                return uncertainty.cpu()
+        """
+        assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK102")], self.findings(src)
+        quiet = src.replace("                parts['backbone'].eval()\n                parts['module'].eval()\n", "")
+        assert self.findings(quiet) == []  # (without evidence, a dict's entries are not known to be modules; ``models`` would be, by name)

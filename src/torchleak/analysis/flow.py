@@ -91,6 +91,14 @@ def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return None
 
 
+def _string_keyed(node: cst.BaseExpression) -> bool:
+    """``models['backbone']``: an entry of a name's dict read with a literal string key."""
+    return (
+        type(node) is cst.Subscript and dotted(node.value) is not None and len(node.slice) == 1
+        and type(node.slice[0].slice) is cst.Index and type(node.slice[0].slice.value) is cst.SimpleString
+    )
+
+
 def target_key(node: cst.BaseExpression) -> Optional[str]:
     """The name that owns a target: ``stats`` for ``stats["loss"]``, ``self.cache`` for itself,
     ``self.data`` for ``self.data.setdefault(key, [])`` (the list it holds for ``key``)."""
@@ -3310,6 +3318,9 @@ class _Walker:
         if type(node) is cst.Assign:
             value = self.evaluate(node.value)
             for target in node.targets:
+                if type(target.target) is cst.Attribute and target.target.attr.value == "requires_grad":
+                    self._becomes_leaf(target.target.value, type(node.value) is cst.Name and node.value.value == "True")
+                    continue
                 self._bind(target.target, node.value, value, node)
         elif type(node) is cst.AnnAssign:
             if node.value is not None:
@@ -4878,7 +4889,8 @@ class _Walker:
             if container.elements is not None and start is not None:
                 return container.sliced(start)  # ``out[1:]`` of ``[loss] + mems``: the memories
             if container.kind is Kind.TENSOR:
-                return container
+                # (a slice of a leaf that requires grad records ``SliceBackward``: ``delta[:n]``)
+                return Value(State.ATTACHED, Kind.TENSOR) if container.leaf else container
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
             if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN) and not (
@@ -6807,6 +6819,19 @@ class _Walker:
             return Value(State.UNKNOWN, Kind.TENSOR, params=params)
         return ATTACHED
 
+    def _becomes_leaf(self, tensor: cst.BaseExpression, enabled: bool) -> None:
+        """``delta.requires_grad = True`` (or the statement ``x.requires_grad_()``) on a tensor
+        the function holds: from now on it is a leaf whose results are attached (an
+        adversarial perturbation, a PDE's collocation points)."""
+        key = dotted(tensor)
+        if key is None or not enabled:
+            return
+        held = self._lookup(key)
+        if held.kind in (Kind.TENSOR, Kind.UNKNOWN) and held.cls is None and not held.attached and not held.is_module:
+            # (a parameter keeps its identity: the caller's tensor, which the caller may hand a
+            # backward as it is)
+            self.env[key] = replace(held, leaf=True, kind=Kind.TENSOR) if held.params else LEAF
+
     def _call_events(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> None:
         func = node.func
         name = self.context.aliases.qualify(func) or ""
@@ -6820,6 +6845,11 @@ class _Walker:
             if owner is not None and (known.kind in (Kind.MODULE, Kind.FUNCTION_MODULE) or self._is_evident_module(owner)):
                 # ``G.requires_grad_(False)``: its parameters stop recording until it is switched back
                 self.env[owner] = _with_grad_enabled(known, not any(_is_false(arg) for arg in node.args))
+            elif owner is not None and owner == dotted(func.value) and type(self.statement) is cst.Expr and self.statement.value is node:
+                self._becomes_leaf(func.value, not any(_is_false(arg) for arg in node.args))
+        if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is None and type(func) is cst.Attribute and _string_keyed(func.value):
+            # ``models['module'].eval()``: a dict of modules (by name), as a ``ModuleDict`` is
+            receiver_key = target_key(func.value)
         if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE, Kind.NONE):
             # (``self._network = None`` in a base class whose subclasses set the network, then
             # ``self._network.eval()``: a module where the base class uses it)

@@ -1294,6 +1294,16 @@ def _started_in_each_call(function: Function, key: str, loop: Loop, rebinds: lis
     )
 
 
+def _started_from_what_it_is_given(function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
+    """A parameter the loop rebinds from itself and nothing rebinds before the loop (a PGD
+    attack's ``x_adv = x_adv + step * grad.sign()``): each call's chain starts from the argument;
+    a caller that hands the result back in carries it, and its own loop reports that."""
+    return (
+        "." not in key and key in function.summary.parameters and loop.parent is None
+        and not any(other.seq < loop.start for other in rebinds)
+    )
+
+
 def _chain_stays_in_the_call(facts: FileFacts, function: Function, key: str, loop: Loop, rebinds: list[Binding]) -> bool:
     """A local state started in the call before a loop of its own (not a pass over batches:
     no optimizer step, no backward, no loader), of which nothing leaves the call: not returned,
@@ -1330,9 +1340,9 @@ def _unrolled_for_the_caller(facts: FileFacts, function: Function, key: str, loo
     through weights changed since, so such a loop is no unroll."""
     if loop.has_optimizer_step or loop.parent is not None or isinstance(function.node, cst.Module):
         return False
-    if not _started_in_each_call(function, key, loop, rebinds):
-        # (the state must start in the call: a parameter's value comes from the caller; a local
-        # computed before the loop from other values, ``h = start.detach() + proj(obs)``, starts here)
+    if not (_started_in_each_call(function, key, loop, rebinds) or _started_from_what_it_is_given(function, key, loop, rebinds)):
+        # (the state must start in the call: a local computed before the loop from other values,
+        # ``h = start.detach() + proj(obs)``, starts here; a parameter from what each call gives)
         return False
     evidence = facts.evidence
     name = function.name

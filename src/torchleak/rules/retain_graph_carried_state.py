@@ -236,10 +236,12 @@ class RetainGraphCarriedState(Rule):
             elif binding.function is not call.function:
                 statement = detach_statement(binding, key) or f"{key} = {key}.detach()"
                 detach = f"detach it each iteration ({statement} at the start of {binding.function.name}, before it is updated)"
-            elif (detaching := detach_statement(binding, key) or (f"{key} = {key}.detach()" if _one_tensor(binding) else None)) is not None:
+            elif (detaching := detach_statement(binding, key)) is not None:
                 detach = f"detach it each iteration ({detaching})"
             elif binding.via:
                 detach = f"detach what is stored into it each iteration ({binding.via})"
+            elif _one_tensor(binding):
+                detach = f"detach it each iteration ({key} = {key}.detach())"
             else:
                 detach = "detach it each iteration (each tensor it holds, at the start of the iteration)"
             fields = {"key": key, "call": statement_text(facts, call.node), "harm": harm, "detach": detach, "reset_in": reset_in}

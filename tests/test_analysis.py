@@ -12284,3 +12284,45 @@ class TestRoundThirtySevenShapes:
         assert [(line, code) for line, code, _ in self.findings(src)] == [(11, "TLK102")], self.findings(src)
         quiet = src.replace("                parts['backbone'].eval()\n                parts['module'].eval()\n", "")
         assert self.findings(quiet) == []  # (without evidence, a dict's entries are not known to be modules; ``models`` would be, by name)
+
+    MAML_INNER = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Meta(nn.Module):
+            first_order = False
+
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(8, 8)
+                self.evaluating = False
+
+        def inner(model, head, loss):
+            params = list(head.parameters())
+            loss.backward(create_graph=not (model.first_order or model.evaluating), inputs=params)
+            return {name: p - 0.1 * p.grad for name, p in head.named_parameters()}
+
+        def train(model, tasks, opt):
+            for x, y in tasks:
+                head = nn.Linear(8, 2)
+                fast = inner(model, head, F.cross_entropy(head(model.body(x)), y))
+                logits = F.linear(model.body(x), fast["weight"], fast["bias"])
+                opt.zero_grad()
+                F.cross_entropy(logits, y).backward()
+                opt.step()
+
+        def main(tasks):
+            model = Meta()
+            train(model, tasks, torch.optim.Adam(model.parameters()))
+    """
+
+    def test_a_negated_switch_the_file_sets_false_may_create_the_graph(self) -> None:
+        # (zoo 37B maml thread: ``create_graph=not (model.mml_first_order or model.mml_eval)``,
+        # both set False in the file: TLK302)
+        assert [code for _, code, _ in self.findings(self.MAML_INNER)] == ["TLK302"], self.findings(self.MAML_INNER)
+
+    def test_a_negated_switch_the_file_only_sets_true_is_off(self) -> None:
+        # (guard: nothing in the file makes the negated switch's operands false)
+        src = self.MAML_INNER.replace("self.evaluating = False", "self.evaluating = True").replace("first_order = False", "first_order = True")
+        assert self.findings(src) == []

@@ -1988,7 +1988,7 @@ class _FileContext:
     _flags: Optional[dict[str, Optional[bool]]] = None
     _calls_by_name: Optional[dict[str, list[cst.Call]]] = None
     _enclosing: Optional[dict[int, cst.FunctionDef]] = None
-    _true_names: Optional[frozenset[str]] = None
+    _literal_names: dict[bool, frozenset[str]] = field(default_factory=dict)
     _bound_methods: dict[tuple[str, str], bool] = field(default_factory=dict)
     _strings: Optional[dict[str, Optional[str]]] = None
     _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
@@ -2213,6 +2213,9 @@ class _FileContext:
             func = node.func
             called = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
             return called is not None and called in self._set_true_somewhere()
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            # ``create_graph=not (model.first_order or model.evaluating)``, both set False somewhere
+            return self._may_be_false(node.expression, function, depth + 1)
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and type(node.comparisons[0].operator) is cst.Equal:
             # ``create_graph = opt == 'adahessian'`` with ``def run(steps, opt='adahessian')``
             wanted = _literal(node.comparisons[0].comparator)
@@ -2263,10 +2266,15 @@ class _FileContext:
     def _set_true_somewhere(self) -> frozenset[str]:
         """Names the file's classes bind to ``True`` (``is_second_order = True`` in a class body,
         ``self.is_second_order = True``) and functions that return True."""
-        if self._true_names is None:
+        return self._set_somewhere(True)
+
+    def _set_somewhere(self, literal: bool) -> frozenset[str]:
+        """Names the file binds to the literal ``True`` (or ``False``), and functions that return it."""
+        if literal not in self._literal_names:
+            spelled = "True" if literal else "False"
             names: set[str] = set()
             for node in subtree(self.module):
-                if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == "True":
+                if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == spelled:
                     for target in node.targets:
                         if type(target.target) is cst.Attribute:
                             names.add(target.target.attr.value)
@@ -2274,10 +2282,33 @@ class _FileContext:
                             names.add(target.target.value)
                 elif type(node) is cst.FunctionDef:
                     returns = [small for small in subtree(node.body) if type(small) is cst.Return]
-                    if any(type(ret.value) is cst.Name and ret.value.value == "True" for ret in returns):
+                    if any(type(ret.value) is cst.Name and ret.value.value == spelled for ret in returns):
                         names.add(node.name.value)
-            self._true_names = frozenset(names)
-        return self._true_names
+            self._literal_names[literal] = frozenset(names)
+        return self._literal_names[literal]
+
+    def _may_be_false(self, node: cst.BaseExpression, function: Optional[cst.FunctionDef], depth: int) -> bool:
+        """Some value the file gives ``node`` is falsy: ``False`` or ``None`` written, a
+        parameter's default or what a call passes, an attribute or name the file sets to False
+        (``self.mml_eval = False``)."""
+        if depth > 5:
+            return False
+        if isinstance(node, cst.BooleanOperation):
+            if isinstance(node.operator, cst.Or):
+                return self._may_be_false(node.left, function, depth + 1) and self._may_be_false(node.right, function, depth + 1)
+            return self._may_be_false(node.left, function, depth + 1) or self._may_be_false(node.right, function, depth + 1)
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in self._set_somewhere(False)
+        if type(node) is cst.Name and node.value in ("False", "None") or type(node) is cst.Integer and node.value == "0":
+            return True
+        if not isinstance(node, cst.Name) or function is None:
+            return False
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            if param.name.value == node.value:
+                return (param.default is not None and self._may_be_false(param.default, None, depth + 1)) or any(
+                    self._may_be_false(given, caller, depth + 1) for given, caller in self._passed_with_caller(function, param)
+                )
+        return any(self._may_be_false(value, function, depth + 1) for value in self._local_values(function, node.value))
 
     def global_instance_class(self, key: str) -> Optional[str]:
         """The class of the file every assignment to the module-level ``key`` (``_CURRENT``,

@@ -4921,7 +4921,7 @@ class _Walker:
                 return container.sliced(start)  # ``out[1:]`` of ``[loss] + mems``: the memories
             if container.kind is Kind.TENSOR:
                 # (a slice of a leaf that requires grad records ``SliceBackward``: ``delta[:n]``)
-                return Value(State.ATTACHED, Kind.TENSOR) if container.leaf else container
+                return ATTACHED if container.leaf else container
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
             if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN) and not (

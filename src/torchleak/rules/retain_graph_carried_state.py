@@ -226,9 +226,11 @@ class RetainGraphCarriedState(Rule):
                 # slot no batch updates keeps its old graph whatever the previous value of the
                 # updated ones is, so what is averaged in must carry none)
                 operand = folded_operand(facts, binding.node)
-                folded = f"{item_fix(facts, operand)}.detach()" if operand is not None else "detached values"
                 inside = f" in {binding.in_callee}" if binding.in_callee else ""
-                detach = f"average {folded} into its slots{inside} (a slot this step does not update keeps its graph)"
+                if operand is not None:
+                    detach = f"average {item_fix(facts, operand)}.detach() into its slots{inside} (a slot this step does not update keeps its graph)"
+                else:  # (a write-back, ``data[idx] = f(data[idx], x_adv)``: no average to name)
+                    detach = f"write detached values into its slots{inside} (a slot this step does not update keeps its graph)"
             elif binding.in_callee:
                 own = "self." + key.rsplit(".", 1)[-1]
                 statement = detach_statement(binding, own) or f"{own} = {own}.detach()"

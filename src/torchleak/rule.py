@@ -178,8 +178,6 @@ class Rule:
     message: ClassVar[str]
     #: "leak" for growth per iteration, "peak" for a raised peak, "error" for a crash.
     harm: ClassVar[Literal["leak", "peak", "error"]] = "leak"
-    #: Codes reported together with this one on the same leak (another place that needs a fix).
-    companions: ClassVar[frozenset[str]] = frozenset()
     flagged: ClassVar[tuple[Flagged, ...]] = ()
     clean: ClassVar[tuple[Clean, ...]] = ()
     fixed_example: ClassVar[str] = ""

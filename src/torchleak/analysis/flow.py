@@ -91,14 +91,6 @@ def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return None
 
 
-def _string_keyed(node: cst.BaseExpression) -> bool:
-    """``models['backbone']``: an entry of a name's dict read with a literal string key."""
-    return (
-        type(node) is cst.Subscript and dotted(node.value) is not None and len(node.slice) == 1
-        and type(node.slice[0].slice) is cst.Index and type(node.slice[0].slice.value) is cst.SimpleString
-    )
-
-
 def target_key(node: cst.BaseExpression) -> Optional[str]:
     """The name that owns a target: ``stats`` for ``stats["loss"]``, ``self.cache`` for itself,
     ``self.data`` for ``self.data.setdefault(key, [])`` (the list it holds for ``key``)."""
@@ -1568,6 +1560,17 @@ def _holds_modules(iterable: Value) -> bool:
     )
 
 
+def _objects_of_one_class(value: Value) -> Optional[str]:
+    """The class of the file every element of a list of objects belongs to
+    (``[ClipPrompt(e) for e in embeds]``), or None."""
+    if value.kind is not Kind.CONTAINER or not value.elements:
+        return None
+    classes = {element.cls for element in value.elements}
+    if len(classes) != 1 or not all(element.kind is Kind.INSTANCE for element in value.elements):
+        return None
+    return next(iter(classes))
+
+
 def _iterated_element(iterable: Value) -> Value:
     """What a loop over ``iterable`` binds at each step: one of its modules (``for layer in
     self.layers``), a parameter (``for p in model.parameters()``), or a part of its value."""
@@ -1578,9 +1581,7 @@ def _iterated_element(iterable: Value) -> Value:
         return Value(State.DETACHED, Kind.MODULE)
     if iterable.leaf and iterable.kind is Kind.CONTAINER:
         return LEAF
-    if iterable.kind is Kind.CONTAINER and iterable.elements and len({e.cls for e in iterable.elements}) == 1 and all(
-        e.kind is Kind.INSTANCE and e.cls is not None for e in iterable.elements
-    ):
+    if iterable.elements and _objects_of_one_class(iterable) is not None:
         return join(*iterable.elements)  # ``for prompt in prompts``, a list of objects of one class of the file
     return iterable.part() if iterable.attached or iterable.params else UNKNOWN
 
@@ -2189,18 +2190,12 @@ class _FileContext:
         if settled is not None:
             return settled
         if isinstance(node, cst.Name):
-            name = node.value
             if function is None:
                 return False
-            for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
-                if param.name.value == name:
-                    if self.may_be_true(param.default, None, None, depth + 1):
-                        return True
-                    return any(
-                        self.may_be_true(given, caller, self.owner.get(id(caller)) if caller is not None else None, depth + 1)
-                        for given, caller in self._passed_with_caller(function, param)
-                    )
-            return any(self.may_be_true(value, function, cls, depth + 1) for value in self._local_values(function, name))
+            return any(
+                self.may_be_true(value, where, cls if where is function else self.owner.get(id(where)) if where is not None else None, depth + 1)
+                for value, where, _default in self._values_given(node.value, function)
+            )
         if isinstance(node, cst.BooleanOperation):
             if isinstance(node.operator, cst.Or):
                 return self.may_be_true(node.left, function, cls, depth + 1) or self.may_be_true(node.right, function, cls, depth + 1)
@@ -2231,12 +2226,25 @@ class _FileContext:
             return True
         if not isinstance(node, cst.Name) or function is None:
             return False
+        return any(
+            _literal(value) == wanted if default else self._may_hold(value, wanted, where, depth + 1)
+            for value, where, default in self._values_given(node.value, function)
+        )
+
+    def _values_given(self, name: str, function: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, Optional[cst.FunctionDef], bool]]:
+        """What ``name`` may hold in ``function``, each with the function it is written in and
+        whether it is the parameter's default: for a parameter, its default and what each call
+        passes (None for a call at the top); for another name, what the function's own
+        assignments bind."""
         for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
-            if param.name.value == node.value:
-                return (param.default is not None and _literal(param.default) == wanted) or any(
-                    self._may_hold(given, wanted, caller, depth + 1) for given, caller in self._passed_with_caller(function, param)
-                )
-        return any(self._may_hold(value, wanted, function, depth + 1) for value in self._local_values(function, node.value))
+            if param.name.value == name:
+                if param.default is not None:
+                    yield param.default, None, True
+                for given, caller in self._passed_with_caller(function, param):
+                    yield given, caller, False
+                return
+        for value in self._local_values(function, name):
+            yield value, function, False
 
     def _passed_with_caller(self, function: cst.FunctionDef, param: cst.Param) -> list[tuple[cst.BaseExpression, Optional[cst.FunctionDef]]]:
         """``_passed_for`` with the function of the file each call is in (None: at the top)."""
@@ -2303,12 +2311,7 @@ class _FileContext:
             return True
         if not isinstance(node, cst.Name) or function is None:
             return False
-        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
-            if param.name.value == node.value:
-                return (param.default is not None and self._may_be_false(param.default, None, depth + 1)) or any(
-                    self._may_be_false(given, caller, depth + 1) for given, caller in self._passed_with_caller(function, param)
-                )
-        return any(self._may_be_false(value, function, depth + 1) for value in self._local_values(function, node.value))
+        return any(self._may_be_false(value, where, depth + 1) for value, where, _default in self._values_given(node.value, function))
 
     def global_instance_class(self, key: str) -> Optional[str]:
         """The class of the file every assignment to the module-level ``key`` (``_CURRENT``,
@@ -6178,12 +6181,9 @@ class _Walker:
             if value.cls is not None and value.kind in (Kind.MODULE, Kind.INSTANCE) and index < len(callee.summary.parameters):
                 # a module whose class the file does not show (``from_pretrained(...)``): some module
                 self.context.observations.argument_classes.add((callee.name, index, value.cls or _SOME_MODULE if value.kind is Kind.MODULE else value.cls))
-            elif (
-                value.kind is Kind.CONTAINER and value.elements and len({e.cls for e in value.elements}) == 1
-                and all(e.kind is Kind.INSTANCE and e.cls is not None for e in value.elements) and index < len(callee.summary.parameters)
-            ):
+            elif (listed := _objects_of_one_class(value)) is not None and index < len(callee.summary.parameters):
                 # ``guide.train(i, prompts)`` with ``prompts = [ClipPrompt(e) for e in embeds]``
-                self.context.observations.argument_classes.add((callee.name, index, _LIST_OF + str(value.elements[0].cls)))
+                self.context.observations.argument_classes.add((callee.name, index, _LIST_OF + listed))
             elif value.kind is Kind.LOSS_FUNCTION and index < len(callee.summary.parameters):
                 # ``self.vali(loader, criterion)`` with ``criterion = nn.MSELoss()``: what the callee
                 # computes with it is attached only when what it is given is
@@ -6878,9 +6878,12 @@ class _Walker:
                 self.env[owner] = _with_grad_enabled(known, not any(_is_false(arg) for arg in node.args))
             elif owner is not None and owner == dotted(func.value) and type(self.statement) is cst.Expr and self.statement.value is node:
                 self._becomes_leaf(func.value, not any(_is_false(arg) for arg in node.args))
-        if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is None and type(func) is cst.Attribute and _string_keyed(func.value):
+        if (
+            method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is None and type(func) is cst.Attribute
+            and type(func.value) is cst.Subscript and _literal_key(func.value, {}) is not None
+        ):
             # ``models['module'].eval()``: a dict of modules (by name), as a ``ModuleDict`` is
-            receiver_key = target_key(func.value)
+            receiver_key = dotted(func.value.value)
         if method in vocab.MODULE_EVIDENCE_METHODS and receiver_key is not None and receiver.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.INSTANCE, Kind.NONE):
             # (``self._network = None`` in a base class whose subclasses set the network, then
             # ``self._network.eval()``: a module where the base class uses it)

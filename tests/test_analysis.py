@@ -12326,3 +12326,27 @@ class TestRoundThirtySevenShapes:
         # (guard: nothing in the file makes the negated switch's operands false)
         src = self.MAML_INNER.replace("self.evaluating = False", "self.evaluating = True").replace("first_order = False", "first_order = True")
         assert self.findings(src) == []
+
+
+class TestRoundThirtyEightShapes:
+    """Session 38: causes found on real repositories and on the session's blind rounds."""
+
+    def test_a_helper_named_with_a_verb_or_for_data_about_a_model_runs_no_forward(self):
+        # trl's ``get_config_model_id(model.config).split("/")[-1]`` in a loop of ``__init__``
+        # was a kept graph, and its fix ``.detach()`` on a string would raise.
+        facts = facts_of(
+            """
+            from lib import get_model_id, build_model, model_name_or_path, policy_net, model_fn
+            def f(ckpt, cfg, x):
+                a = get_model_id(ckpt)
+                b = build_model(cfg)
+                c = model_name_or_path(cfg)
+                d = policy_net(x)
+                e = model_fn(x)
+            """
+        )
+        assert not value_of(facts, "f", "a").attached
+        assert not value_of(facts, "f", "b").attached
+        assert not value_of(facts, "f", "c").attached
+        # guard: names of networks still run one when nothing in the file says otherwise
+        assert attached(facts, "f", "d") and attached(facts, "f", "e")

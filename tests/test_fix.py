@@ -523,6 +523,49 @@ def test_tlk103_per_batch_method_detaches_after_the_docstring() -> None:
     assert [fix.safety for _, fix in outcome.applied] == ["unsafe"]  # self.hidden may start as None
 
 
+def test_tlk103_per_batch_method_detaches_before_the_first_statement_that_reads_the_state() -> None:
+    """The attribute exists on some instances only (litgpt's adapter layers past ``start``):
+    a detach at the top of ``forward`` would raise AttributeError on the others; after the
+    early return it runs only where the attribute was made. Executed below on both kinds."""
+    source = dedent(
+        """
+        import torch
+        from torch import nn
+
+
+        class Attn(nn.Module):
+            def __init__(self, idx, start=1):
+                super().__init__()
+                self.idx, self.start = idx, start
+                self.qkv = nn.Linear(4, 12)
+                if idx >= start:
+                    self.prefix = nn.Embedding(2, 4)
+                    self.kv_cache = None
+
+            def forward(self, x):
+                y = self.qkv(x)[..., :4]
+                if self.idx < self.start:
+                    return y
+                if self.kv_cache is not None:
+                    k, v = self.kv_cache
+                else:
+                    _, k, v = self.qkv(self.prefix.weight).split(4, dim=-1)
+                    self.kv_cache = (k, v)
+                return y + torch.softmax(y @ k.T, -1) @ v
+        """
+    )
+    outcome = fixed(source, unsafe=True)
+    assert [code for code, _ in outcome.applied] == ["TLK103"]
+    assert "            return y\n        self.kv_cache = tuple(v.detach() for v in self.kv_cache)" in outcome.source
+    torch = pytest.importorskip("torch")
+    namespace: dict[str, object] = {}
+    exec(compile(outcome.source, "<fixed>", "exec"), namespace)
+    layers = [namespace["Attn"](0), namespace["Attn"](1)]  # type: ignore[operator]
+    for _ in range(3):
+        for layer in layers:
+            layer(torch.randn(3, 4)).sum().backward()  # the original's second backward raises
+
+
 def test_insertions_in_a_one_line_suite_are_joined_with_semicolons() -> None:
     from torchleak.edits import text_edits
     from torchleak.rule import Edit, Fix

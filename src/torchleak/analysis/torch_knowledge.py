@@ -54,8 +54,15 @@ AUTOGRAD_GRAD: Final = frozenset({"torch.autograd.grad", "torch.autograd.functio
 AUTOGRAD_BACKWARD: Final = frozenset({"torch.autograd.backward"})
 
 #: Identifiers that name a network (``model``, ``self.encoder``, ``netG``, ``policy_net``).
+#: Not a name that starts with a verb (``get_model_id``, ``build_model``, ``load_model``: a helper
+#: that returns a string, a config or a module, never a forward) or ends with a noun for data
+#: about a network (``model_name``, ``policy_path``, ``encoder_config``).
 MODEL_NAME: Final = re.compile(
-    r"^(?:[a-z0-9]+_)*(?:model|net|network|encoder|decoder|generator|discriminator|critic|"
+    r"^(?!(?:get|load|build|create|make|init|initialize|save|setup|prepare|wrap|unwrap|print|log|count|"
+    r"freeze|unfreeze|copy|is|has|check|register|export|download|resolve|convert|reset)_)"
+    r"(?!.*_(?:id|ids|name|names|path|paths|dir|config|cfg|type|types|args|kwargs|file|files|url|info|"
+    r"size|dim|dims|class|cls|registry|summary|card|version|key|keys|str|spec)$)"
+    r"(?:[a-z0-9]+_)*(?:model|net|network|encoder|decoder|generator|discriminator|critic|"
     r"policy|actor|backbone|classifier|rnn|lstm|gru|transformer|teacher|student|autoencoder|"
     r"vae|unet|cell)(?:_?[a-z0-9]+)*$|^net[a-z]$",
     re.IGNORECASE,

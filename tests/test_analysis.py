@@ -8075,6 +8075,9 @@ class TestRoundTwentyFourShapes:
         """
         assert [(line, code) for line, code, _ in self.findings(src)] == [(24, "TLK102")]
         with_no_grad = src.replace("        all_emb = torch.cat", "        with torch.no_grad():\n                        all_emb = torch.cat")
+        # (a loss of the scores would not backward then: the step trains on another one, and the
+        # backwarded value is no evidence that the scores hold a graph)
+        with_no_grad = with_no_grad.replace("loss = s.mean()", "loss = model.embedding_user.weight.pow(2).mean()")
         assert self.findings(with_no_grad.replace("users, items = torch.split(all_emb", "    users, items = torch.split(all_emb")) == []
 
     def test_a_per_batch_helpers_retain_over_a_state_its_model_carries_papers_over_it(self) -> None:
@@ -12350,3 +12353,193 @@ class TestRoundThirtyEightShapes:
         assert not value_of(facts, "f", "c").attached
         # guard: names of networks still run one when nothing in the file says otherwise
         assert attached(facts, "f", "d") and attached(facts, "f", "e")
+
+    def test_an_entry_of_a_container_of_one_class_s_objects_is_one_of_them(self):
+        # MAE's ``metric_logger.meters["pix_err"].update(pix_err)`` with ``self.meters =
+        # defaultdict(SmoothedValue)``: the entry is a SmoothedValue, whose update sums its argument
+        facts = facts_of(
+            """
+            from collections import defaultdict
+            class SmoothedValue:
+                def update(self, value, n=1):
+                    self.total += value * n
+            class MetricLogger:
+                def __init__(self):
+                    self.meters = defaultdict(SmoothedValue)
+            def train():
+                logger = MetricLogger()
+                meter = logger.meters["pix_err"]
+            """
+        )
+        value = value_of(facts, "train", "meter")
+        assert value.kind is Kind.INSTANCE and value.cls == "SmoothedValue"
+
+    def test_a_factory_returning_one_of_several_classes_names_them_all(self):
+        # TGN's ``get_message_function(type)`` returns an MLP message function or the identity:
+        # a method called on its result is one of theirs (the one that keeps something)
+        facts = facts_of(
+            """
+            import torch.nn as nn
+            class MLPMessage(nn.Module):
+                def compute(self, raw):
+                    return raw
+            class IdentityMessage(nn.Module):
+                def compute(self, raw):
+                    return raw
+            def get_message_function(kind):
+                if kind == "mlp":
+                    return MLPMessage()
+                return IdentityMessage()
+            def build():
+                fn = get_message_function("mlp")
+            """
+        )
+        assert value_of(facts, "build", "fn").cls == "IdentityMessage|MLPMessage"
+
+    def test_a_tensor_method_that_adds_to_its_tensor_is_a_sum(self):
+        # ``self.sums = self.sums.index_add(0, bucket, losses)`` (DDIM's loss per timestep
+        # quarter) and ``self.total = self.total.add(loss)`` sum what the caller gives
+        facts = facts_of(
+            """
+            import torch
+            class TimestepLossMeter:
+                def __init__(self, k):
+                    self.sums = torch.zeros(k)
+                    self.total = torch.zeros(())
+                def update(self, t, losses):
+                    self.sums = self.sums.index_add(0, t, losses)
+                    self.total = self.total.add(losses.sum())
+            """
+        )
+        update = summary_of(facts, "TimestepLossMeter.update")
+        assert effect(update, "accumulate", "self.sums") is not None
+        assert effect(update, "accumulate", "self.total") is not None
+
+    def test_what_a_backwarded_value_is_computed_from_alone_holds_its_graph(self):
+        # ``losses = loss_registry[kind](model, x)`` (a callable the file cannot see into),
+        # ``loss = losses.mean(dim=0)`` backwarded: ``losses`` is attached, and the list that
+        # keeps it keeps a graph
+        facts = facts_of(
+            """
+            def train(model, loader, opt, loss_registry, kind):
+                kept = []
+                for x in loader:
+                    losses = loss_registry[kind](model, x)
+                    loss = losses.mean(dim=0)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    kept.append(losses)
+            """
+        )
+        assert attached(facts, "train", "losses")
+        # guard: a backwarded value computed by a call from its source says nothing of the source
+        facts = facts_of(
+            """
+            def train(model, loader, opt):
+                for x in loader:
+                    loss = model(x).mean()
+                    loss.backward()
+            """
+        )
+        assert not attached(facts, "train", "x")
+
+    def test_a_tensor_in_the_branch_where_it_requires_no_grad_brings_no_graph(self):
+        # diffusers' ``EMAModel.step``: ``if param.requires_grad: s.sub_(...) else: s.copy_(param)``
+        facts = facts_of(
+            """
+            import torch
+            def step(shadow, model):
+                for s_param, param in zip(shadow, model.parameters()):
+                    before = param
+                    if param.requires_grad:
+                        s_param.sub_(0.01 * (s_param - param.detach()))
+                    else:
+                        copied = param
+                    if not param.requires_grad:
+                        again = param
+                    seen = param
+            """
+        )
+        assert detached(facts, "step", "copied") and detached(facts, "step", "again")
+        # guard: outside the branches, the parameter as it is
+        assert value_of(facts, "step", "seen") == value_of(facts, "step", "before") != value_of(facts, "step", "copied")
+
+    def test_a_retain_in_a_backward_hook_papers_over_what_a_method_of_its_object_carries(self):
+        # a Lightning-style ``backward(self, loss)`` hook with ``retain_graph=True``, called in
+        # ``fit``'s loop after ``training_step`` updated ``self.prototypes`` from attached features
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+            class Lit(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+                    self.prototypes = torch.zeros(4)
+                def training_step(self, x):
+                    feats = self.net(x)
+                    loss = (feats - self.prototypes).pow(2).mean()
+                    self.prototypes = 0.9 * self.prototypes + 0.1 * feats.mean(0)
+                    return loss
+                def backward(self, loss):
+                    loss.backward(retain_graph=True)
+            def fit(module, batches):
+                opt = torch.optim.SGD(module.parameters(), lr=0.1)
+                for x in batches:
+                    opt.zero_grad()
+                    loss = module.training_step(x)
+                    module.backward(loss)
+                    opt.step()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(15, "TLK202")]
+
+    def test_a_state_reset_through_the_networks_modules_at_each_forward_is_not_carried(self):
+        # snntorch's ``reset_states`` looping over ``self.modules()`` at the top of the network's
+        # forward sets every neuron's ``self.mem = None``: a chain of one forward, not of the run
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+            class Leaky(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.mem = None
+                def reset_mem(self):
+                    self.mem = None
+                def forward(self, x):
+                    if self.mem is None:
+                        self.mem = torch.zeros_like(x)
+                    self.mem = 0.9 * self.mem + x
+                    return self.mem
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.lif = Leaky()
+                def reset_states(self):
+                    for m in self.modules():
+                        if isinstance(m, Leaky):
+                            m.reset_mem()
+                def forward(self, x):
+                    self.reset_states()
+                    for t in range(5):
+                        out = self.lif(self.fc(x))
+                    return out
+            def train(net, batches):
+                opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                for x in batches:
+                    opt.zero_grad()
+                    net(x).sum().backward()
+                    opt.step()
+            """
+        )
+        assert lint_source(source) == []
+        # guard: the same reset called only once, before training, resets nothing per batch
+        once = source.replace("        self.reset_states()\n", "").replace("    for x in batches:", "    net.reset_states()\n    for x in batches:")
+        assert [f.code for f in lint_source(once)] == ["TLK103"]

@@ -1726,3 +1726,64 @@ def test_a_network_a_base_class_leaves_to_its_subclasses_is_a_module_where_it_is
     write(tmp_path, {"models/base.py": (tmp_path / "models/base.py").read_text().replace("update(loss,", "update(loss.item(),")})
     project._INDEXES.clear()
     assert _lint(tmp_path, "models/base.py") == []
+
+
+def test_objects_handed_in_through_a_configuration_and_factories_of_several_classes(tmp_path: Path) -> None:
+    """Session 38's projects: DDIM's ``tb_logger = self.config.tb_logger`` (a writer the entry
+    script puts on the configuration, whose ``add_scalar`` keeps what it is given), and TGN's
+    ``get_message_function(kind)`` returning one of two classes of another module, the MLP one
+    summing what it computes into ``self``; the same through flake8."""
+    from conftest import run_tool
+
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "writer.py": (
+            "from collections import defaultdict\n\n"
+            "class ScalarWriter:\n"
+            "    def __init__(self):\n"
+            "        self.scalars = defaultdict(list)\n\n"
+            "    def add_scalar(self, tag, value, step=None):\n"
+            "        self.scalars[tag].append((step, value))\n"
+        ),
+        "messages.py": (
+            "import torch.nn as nn\n\n"
+            "class MLPMessage(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.mlp = nn.Linear(4, 4)\n"
+            "        self.norm_sum = 0.0\n\n"
+            "    def compute(self, raw):\n"
+            "        out = self.mlp(raw)\n"
+            "        self.norm_sum += out.norm()\n"
+            "        return out\n\n"
+            "class IdentityMessage(nn.Module):\n"
+            "    def compute(self, raw):\n"
+            "        return raw\n\n"
+            "def get_message_function(kind):\n"
+            "    if kind == 'mlp':\n"
+            "        return MLPMessage()\n"
+            "    return IdentityMessage()\n"
+        ),
+        "runner.py": (
+            "import torch\n"
+            "from messages import get_message_function\n\n"
+            "class Runner:\n"
+            "    def __init__(self, config):\n"
+            "        self.config = config\n\n"
+            "    def train(self, model, loader):\n"
+            "        tb_logger = self.config.tb_logger\n"
+            "        message_function = get_message_function('mlp')\n"
+            "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "        for x in loader:\n"
+            "            loss = model(message_function.compute(x)).mean()\n"
+            "            opt.zero_grad()\n"
+            "            loss.backward()\n"
+            "            opt.step()\n"
+            "            tb_logger.add_scalar('loss', loss)\n"
+        ),
+    })
+    result = run_tool("torchleak", "--no-cache", "runner.py", cwd=tmp_path)
+    found = sorted(line.split(": ", 1)[0].rsplit(":", 1)[0] + " " + line.split(": ", 1)[1][:6] for line in result.stdout.splitlines() if ": TLK" in line)
+    assert found == ["runner.py:13 TLK101", "runner.py:17 TLK102"], result.stdout
+    plugin = run_tool("flake8", "--select", "TLK", "runner.py", cwd=tmp_path)
+    assert sorted(line.split(":")[1] for line in plugin.stdout.splitlines()) == ["13", "17"], plugin.stdout

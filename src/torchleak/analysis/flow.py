@@ -44,6 +44,9 @@ from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
 from torchleak.analysis.summaries import ClassSummary, Effect, EffectKind, Externals, Summary, argument_position, class_key
 from torchleak.analysis.values import (
+    CLASS_UNION,
+    classes_of,
+    join_returned,
     ATTACHED,
     LEAF,
     DETACHED,
@@ -1380,13 +1383,25 @@ def _sequence_operands(node: cst.BaseExpression) -> set[int]:
     return {id(operand) for operand in _elementwise_sum(node) or ()}
 
 
+def _method_sum(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The tensor and the value added to it in ``sums.index_add(0, bucket, losses)`` or
+    ``total.add(loss)``: ``sums + losses`` written as one call."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Attribute or dotted(node.func.value) == "torch":
+        return None
+    position = vocab.SUMMING_METHODS.get(node.func.attr.value)
+    positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+    if position is None or len(positional) != position + 1:
+        return None
+    return [node.func.value, positional[position]]
+
+
 def additive_terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """``a``, ``b * c`` and ``d`` for ``a + b * c - d`` (and both branches of a conditional)."""
     if type(node) is cst.BinaryOperation and (type(node.operator) is cst.Add or type(node.operator) is cst.Subtract):
         return additive_terms(node.left) + additive_terms(node.right)
     if type(node) is cst.IfExp:
         return additive_terms(node.body) + additive_terms(node.orelse)
-    operands = _elementwise_sum(node)
+    operands = _elementwise_sum(node) or _method_sum(node)
     if operands is not None:
         return [term for operand in operands for term in additive_terms(operand)]
     return [node]
@@ -1635,7 +1650,9 @@ def carries_what_it_computes(effect: Effect) -> bool:
     """A state the function carries from a graph it computes itself, of nothing it is given
     (``ModelEMA.update`` averaging, with grad, the parameters of the model it is handed): its
     own statement is the fix, whoever calls it."""
-    return effect.kind == "carry" and not effect.value.params and effect.value.attached
+    # (or stores: ``NodeSaliency.update`` appending a saliency it computes with
+    # ``autograd.grad(..., create_graph=True)``, which its module reports as kept per batch)
+    return effect.kind in ("carry", "store") and not effect.value.params and effect.value.attached
 
 
 #: Between the keys of ``Accumulation.helper`` (and the others'): the helpers where the fix may
@@ -1739,6 +1756,11 @@ def _does_nothing(summary: Summary) -> bool:
     return not summary.effects and not summary.runs_forward and not summary.calls_backward and summary.returns.kind is Kind.NONE
 
 
+def _keeps_something(summary: Summary) -> bool:
+    """The function stores, sums or carries something into state that outlives the call."""
+    return any(effect.kind in ("store", "accumulate", "carry") for effect in summary.effects)
+
+
 def _keeps_its_arguments(summary: Summary) -> bool:
     """The function stores, sums or carries a value computed from its parameters (other than
     its object) into state that outlives the call."""
@@ -1780,7 +1802,7 @@ def arithmetic_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(node) is cst.IfExp:
         # ``total = loss if total is None else total + loss``: the first value, or the update
         return arithmetic_leaves(node.body) + arithmetic_leaves(node.orelse)
-    operands = _elementwise_sum(node)
+    operands = _elementwise_sum(node) or _method_sum(node)
     if operands is not None:
         return [leaf for operand in operands for leaf in arithmetic_leaves(operand)]
     return [node]
@@ -2507,7 +2529,12 @@ class _FileContext:
         return found if isinstance(found, ClassSummary) else None
 
     def imported_method(self, cls: Optional[str], name: str) -> Optional[Summary]:
-        """A method of an imported class, or one a class of this file inherits from one."""
+        """A method of an imported class, or one a class of this file inherits from one; of an
+        object of one of several classes, the one that keeps something stands for them all."""
+        if cls is not None and CLASS_UNION in cls:
+            methods = [method for part in classes_of(cls) if (method := self.imported_method(part, name)) is not None]
+            keeping = [method for method in methods if _keeps_something(method)]
+            return keeping[0] if keeping else (methods[0] if methods else None)
         found = self.imported_class(cls)
         if found is not None:
             return found.methods.get(name)
@@ -2750,6 +2777,10 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
         if root:
             evidence.backwarded.add((scope_of(function, key), key, loop))
             roots.add((id(function), key))
+            for source in _sole_sources(function, key):
+                # ``loss = losses.mean(dim=0)`` backwarded: ``losses`` (from a callee the file
+                # cannot see into) holds the graph too
+                evidence.backwarded.add((scope_of(function, source), source, loop))
         backwarded_by_function.setdefault(id(function), set()).add(key)
     for function in facts.functions:
         if id(function) in backwarded_by_function:
@@ -2837,6 +2868,61 @@ def _sources_by_loop(
                 keys.setdefault(loop_id, set()).add(key)
         found = cache[id(function)] = {loop_id: function.sources_of(names, data_only=True) for loop_id, names in keys.items()}
     return found
+
+
+def _sole_sources(function: Function, key: str) -> set[str]:
+    """The names whose value alone, through arithmetic with numbers and tensor methods given
+    numbers (``losses.mean(dim=0)``, ``2.0 * raw.sum()``), every binding of ``key`` is computed
+    from: a graph ``key`` holds comes from them."""
+    found: set[str] = set()
+    for binding in function.bindings:
+        if binding.key != key:
+            continue
+        assign = single_assign(binding.node)
+        source = _sole_tensor_source(assign.value) if assign is not None else None
+        if source is None:
+            return set()
+        if source != key:
+            found.add(source)
+    return found
+
+
+def _sole_tensor_source(node: cst.BaseExpression) -> Optional[str]:
+    if type(node) in (cst.Name, cst.Attribute):
+        return dotted(node)
+    if type(node) is cst.Subscript:
+        return _sole_tensor_source(node.value)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        return _sole_tensor_source(node.expression)
+    if type(node) is cst.BinaryOperation:
+        numbers = [side for side in (node.left, node.right) if type(side) in (cst.Integer, cst.Float)]
+        if len(numbers) == 1:
+            return _sole_tensor_source(node.right if numbers[0] is node.left else node.left)
+        return None
+    if (
+        type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in vocab.REDUCING_METHODS
+        and all(_is_literal_number(arg.value) for arg in node.args)
+    ):
+        return _sole_tensor_source(node.func.value)
+    return None
+
+
+def _is_literal_number(node: cst.BaseExpression) -> bool:
+    """``0``, ``-1``, ``2.0``, ``True``: an argument that brings no tensor."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        node = node.expression
+    return type(node) in (cst.Integer, cst.Float) or (type(node) is cst.Name and node.value in ("True", "False", "None"))
+
+
+def _requires_no_grad_where(test: cst.BaseExpression, branch: bool) -> Optional[str]:
+    """The tensor that requires no grad in the ``branch`` (True: the body) of an ``if`` on
+    ``test``: ``p`` in the body of ``if not p.requires_grad:`` or the else of ``if p.requires_grad:``."""
+    negated = False
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        test, negated = test.expression, True
+    if type(test) is cst.Attribute and test.attr.value == "requires_grad" and negated == branch:
+        return dotted(test.value)
+    return None
 
 
 def scope_of(function: Function, key: str) -> str:
@@ -2956,7 +3042,7 @@ class _Walker:
                 self._statement(statement)
         else:
             self._block(body)
-        returns = join(*self.returns) if self.returns else NONE
+        returns = join_returned(*self.returns) if self.returns else NONE
         self.function.returns = returns
         holds_no_graph = returns.detached and returns.kind in (Kind.TENSOR, Kind.NUMBER)
         if self.own_loops and holds_no_graph and not self.function.summary.calls_backward and not self.function.summary.effects and self.in_module_method:
@@ -3290,6 +3376,10 @@ class _Walker:
                 if instance is not None:
                     # ``if isinstance(self.sampler, LossAwareSampler):``: one, in the branch
                     self.env[instance[0]] = instance[1]
+                no_grad_in_body = _requires_no_grad_where(node.test, True)
+                if no_grad_in_body is not None:
+                    saved.setdefault(no_grad_in_body, self.env.get(no_grad_in_body))
+                    self.env[no_grad_in_body] = DETACHED_TENSOR  # ``if not p.requires_grad:``: no graph to bring
                 self.no_grad = outer_no_grad or trains_in == "orelse"
                 marks = self._event_marks()
                 tested = _tested_for_none(node.test)
@@ -3310,17 +3400,27 @@ class _Walker:
                     self._drop_held(marks)
                 self.no_grad = outer_no_grad
                 for key, previous in saved.items():
-                    if self.env.get(key) is NUMBER:
+                    if self.env.get(key) is NUMBER or self.env.get(key) is DETACHED_TENSOR:
                         if previous is None:
                             self.env.pop(key, None)
                         else:
                             self.env[key] = previous
             self.no_grad = outer_no_grad or trains_in == "body"
             marks = self._event_marks()
+            no_grad_in_else = _requires_no_grad_where(node.test, False) if node.orelse is not None else None
+            held_before_else = self.env.get(no_grad_in_else) if no_grad_in_else is not None else None
+            if no_grad_in_else is not None:
+                # ``if param.requires_grad: ... else: s_param.copy_(param)``: no graph there
+                self.env[no_grad_in_else] = DETACHED_TENSOR
             if type(node.orelse) is cst.If:
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
+            if no_grad_in_else is not None and self.env.get(no_grad_in_else) is DETACHED_TENSOR:
+                if held_before_else is None:
+                    self.env.pop(no_grad_in_else, None)
+                else:
+                    self.env[no_grad_in_else] = held_before_else
             if trains_in == "body":
                 self._drop_held(marks)
             self.no_grad = outer_no_grad
@@ -4927,6 +5027,12 @@ class _Walker:
                 return ATTACHED if container.leaf else container
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
+            if container.kind is Kind.CONTAINER and container.elements and all(
+                element.kind is Kind.INSTANCE and element.cls is not None for element in container.elements
+            ):
+                # ``metric_logger.meters["pix_err"]`` of a ``defaultdict(SmoothedValue)``: one of
+                # its objects, whose methods the call on it runs
+                return join(*container.elements)
             if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN) and not (
                 container.elements and any(element.records_graph for element in container.elements)
             ):
@@ -5189,6 +5295,8 @@ class _Walker:
         if owner is None:
             key = dotted(func.value)
             owner = self._lookup(key) if key is not None else UNKNOWN
+        if owner.cls is not None and CLASS_UNION in owner.cls:
+            return self._method_of_union(owner.cls, method)
         if owner.cls is not None:
             found = self.context.method(owner.cls, method)
             if found is None and dotted(func.value) == "self" and not method.startswith("__"):
@@ -5304,6 +5412,17 @@ class _Walker:
             return False
         effects = self.walk_function(definition, inherited_no_grad=False).summary.effects
         return any(effect.kind != "reset" and (effect.value.attached or effect.value.params) for effect in effects)
+
+    def _method_of_union(self, cls: str, name: str) -> Optional[cst.FunctionDef]:
+        """The method ``name`` of an object of one of several classes of the file (what a factory
+        returns): the one implementation that keeps something across calls stands for them all
+        (the others add no effect); else the first."""
+        found = [method for part in classes_of(cls) if (method := self.context.method(part, name)) is not None and not _is_stub(method)]
+        keeping = [
+            method for method in found
+            if id(method) not in self.context.in_progress and _keeps_something(self.walk_function(method, inherited_no_grad=False).summary)
+        ]
+        return keeping[0] if keeping else (found[0] if found else None)
 
     def _keeps_arguments(self, definition: cst.FunctionDef) -> bool:
         """A function of the file that keeps what it is given (``_keeps_its_arguments``)."""
@@ -5524,6 +5643,10 @@ class _Walker:
                     return replace(combine(receiver, *given), elements=None, kind=Kind.TENSOR)  # ``avg.lerp(loss, 0.1)``
                 if any(argument.leaf and argument.kind is Kind.TENSOR for argument in arguments):
                     return Value(State.ATTACHED, Kind.TENSOR)  # ``x.mm(self.weight)``: a graph from a parameter
+                from_parameters = frozenset().union(*(argument.params for argument in arguments if argument.kind in (Kind.TENSOR, Kind.UNKNOWN)))
+                if from_parameters and not receiver.params:
+                    # in a summary, ``self.sums.index_add(0, q, losses)``: a graph iff ``losses`` has one
+                    return Value(State.UNKNOWN, Kind.TENSOR, params=from_parameters)
             return replace(receiver, elements=None, kind=Kind.TENSOR if receiver.kind in (Kind.TENSOR, Kind.UNKNOWN) else receiver.kind)
         if receiver.detached and receiver.kind is Kind.UNKNOWN and receiver.cls is None and method in _TENSOR_METHODS:
             return DETACHED  # ``y.detach().cpu()``: still no graph, whatever ``y`` was
@@ -5948,6 +6071,12 @@ class _Walker:
             key = iterated  # ``for cb in callbacks``: an element of what was handed in
         if key in self.parameters and key != "self":
             return True
+        read_from = self._read_from_attribute(key)
+        if read_from is not None:
+            # ``tb_logger = self.config.tb_logger``: what the object (or its configuration) was given
+            return self._injected(read_from)
+        if key.startswith("self.") and key.count(".") > 1:
+            key = ".".join(key.split(".", 2)[:2])  # ``self.config.tb_logger``: part of ``self.config``
         if not key.startswith("self.") or key.count(".") != 1 or self.function.cls is None:
             return False
         init = self.context.method(self.function.cls, "__init__")
@@ -5959,6 +6088,17 @@ class _Walker:
             for method, value in self.context._attribute_assignments(self.function.cls, key[len("self."):])
             if method is init
         )
+
+    def _read_from_attribute(self, key: str) -> Optional[cst.Attribute]:
+        """The attribute a local name was bound to, once and as it is (``tb_logger =
+        self.config.tb_logger``); None for anything else."""
+        if "." in key:
+            return None
+        bound = [binding for binding in self.function.bindings if binding.key == key]
+        if len(bound) != 1:
+            return None
+        assign = single_assign(bound[0].node)
+        return assign.value if assign is not None and type(assign.value) is cst.Attribute and dotted(assign.value) is not None else None
 
     def _apply_imported(
         self, node: cst.Call, imported: Union[Summary, ClassSummary], receiver: Value, arguments: list[Value]

@@ -53,13 +53,13 @@ from torchleak.analysis.summaries import (
     Summary,
     class_key,
 )
-from torchleak.analysis.values import Kind, State, Value
+from torchleak.analysis.values import CLASS_UNION, Kind, State, Value, classes_of
 from torchleak.cache import Cache, cache_directory, enabled_by_environment, find_root, fingerprint  # noqa: F401 (find_root: re-exported)
 from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 18
+SCHEMA: Final = 19
 #: Larger modules are not summarised (a bound on cold-cache cost): of 6,645 Python files in 86
 #: public training repositories, 17 exceed 80 KB (timm's model zoo files, mmengine's runner,
 #: detectron2's category tables); in the pinned corpus of libraries 104 files do, and
@@ -1839,8 +1839,8 @@ def _qualified(value: Value, path: str, local_classes: Mapping[str, cst.ClassDef
     """Values naming a class of the module ``path`` (``local_classes``) name it project-wide."""
     elements = tuple(_qualified(element, path, local_classes) for element in value.elements) if value.elements is not None else None
     cls = value.cls
-    if cls is not None and cls in local_classes:
-        cls = class_key(path, cls)
+    if cls is not None and any(part in local_classes for part in classes_of(cls)):
+        cls = CLASS_UNION.join(class_key(path, part) if part in local_classes else part for part in classes_of(cls))
     return replace(value, elements=elements, cls=cls) if (cls != value.cls or elements != value.elements) else value
 
 

@@ -131,10 +131,19 @@ def _called_only_outside_batch_loops(facts: FileFacts, method: Function, attribu
         # layer.reset_memory()``, binds nothing in the caller: its calls say where it runs)
         return _runs_outside_batch_loops(facts, method)
     return all(
-        binding.loop is None or _outside_batch_loop(facts, binding)
-        or not any(loop.is_batch_loop for loop in binding.loop.enclosing())
+        (binding.loop is None or _outside_batch_loop(facts, binding) or not any(loop.is_batch_loop for loop in binding.loop.enclosing()))
+        # (a reset called from a function that itself runs per batch, ``reset_states`` looping
+        # over ``self.modules()`` at the top of the network's ``forward``, runs per batch)
+        and not _function_runs_per_batch(facts, binding.function)
         for binding in calls
     )
+
+
+def _function_runs_per_batch(facts: FileFacts, function: Function) -> bool:
+    """A per-batch method (a module's ``forward``), or a function some per-batch code calls."""
+    if type(function.node) is cst.Module:
+        return False
+    return any(loop.per_batch_method and loop.node is function.node for loop in facts.loops) or bool(per_batch_calls(facts, function))
 
 
 def _runs_outside_batch_loops(facts: FileFacts, function: Function, depth: int = 0) -> bool:
@@ -1623,7 +1632,7 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
             found = _carried_by_a_forward(carried) or _carried_by_the_helper(call, carried)
             if found is not None:
                 return found
-        return _carried_on_its_object(call, facts)
+        return _carried_on_its_object(call, facts) or _carried_by_the_callers_loop(call, carried, facts)
     for loop in call.loop.enclosing():
         if id(loop) in carried:
             binding = carried[id(loop)]
@@ -1637,6 +1646,28 @@ def carried_into(call: BackwardCall, carried: dict[int, Binding], facts: Optiona
         for loop in call.loop.enclosing()
     ):
         return _carried_by_a_forward(carried)
+    return None
+
+
+def _carried_by_the_callers_loop(call: BackwardCall, carried: dict[int, Binding], facts: FileFacts) -> Optional[Binding]:
+    """A helper that backwards only what it is given (a ``backward(self, loss)`` hook, called
+    as ``module.backward(loss)`` in ``fit``'s loop): the state that loop carries is the one
+    its ``retain_graph=True`` papers over, as if the backward were written in the loop."""
+    given = {mention.split(".", 1)[0] for mention in call.mentions}
+    if not given or not given <= set(call.function.summary.parameters[1:]) | {"True", "False"}:
+        return None
+    for site in per_batch_calls(facts, call.function):
+        loops = list(site.loop.enclosing()) if site.loop is not None else []
+        for loop in loops:
+            if id(loop) in carried:
+                return carried[id(loop)]
+        # (or a method of the same object run in that loop, ``module.training_step(batch)``
+        # updating ``self.prototypes``, whose own run is the iteration it carries across)
+        for binding in carried.values():
+            if binding.function.cls is None or binding.function.cls != call.function.cls:
+                continue
+            if any(other.loop is not None and other.loop in loops for other in per_batch_calls(facts, binding.function)):
+                return binding
     return None
 
 

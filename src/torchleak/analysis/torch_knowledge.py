@@ -197,8 +197,20 @@ RESHAPING_METHODS: Final = frozenset(
 #: ``x.mm(w)``): what an argument's graph is, the result's is, whatever the receiver's.
 COMBINING_METHODS: Final = frozenset(
     {"add", "sub", "mul", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot", "outer", "lerp", "where",
-     "maximum", "minimum", "pow", "addcmul", "addcdiv", "addmm", "cross", "hypot", "atan2", "fmod", "remainder"}
+     "maximum", "minimum", "pow", "addcmul", "addcdiv", "addmm", "cross", "hypot", "atan2", "fmod", "remainder",
+     "index_add", "scatter_add", "scatter", "index_copy", "masked_scatter"}
 )
+
+#: Tensor methods that compute from their tensor alone (given numbers at most): what a
+#: backwarded ``losses.mean(dim=0)`` differentiates is ``losses``'s graph.
+REDUCING_METHODS: Final = frozenset(
+    {"mean", "sum", "nanmean", "nansum", "prod", "norm", "abs", "neg", "exp", "log", "sqrt", "square", "pow",
+     "clamp", "squeeze", "unsqueeze", "view", "reshape", "flatten", "contiguous", "float", "double", "to", "mul", "div"}
+)
+
+#: Tensor methods that add a value to their tensor, by the position of that value among their
+#: positional arguments: ``sums = sums.index_add(0, bucket, losses)`` is ``sums + losses``.
+SUMMING_METHODS: Final = {"add": 0, "sub": 0, "index_add": 2, "scatter_add": 2}
 
 #: Calls that return the module they are given, wrapped.
 MODULE_WRAPPERS: Final = frozenset(

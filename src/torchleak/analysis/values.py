@@ -273,6 +273,38 @@ def join(*values: Value) -> Value:
     )
 
 
+#: A value that may be an object of any of a few classes (a factory's ``if type == "mlp":
+#: return MLPMessage(...)`` / ``return IdentityMessage()``) names them all: ``A|B``.
+CLASS_UNION: Final = "|"
+_MOST_CLASSES_IN_A_UNION: Final = 4
+
+
+def join_returned(*values: Value) -> Value:
+    """What a function returns: ``join``, except that objects of several known classes (a
+    factory's branches) keep their classes as a union, so that a method called on the result
+    is one of theirs."""
+    joined = join(*values)
+    if joined.cls is None and len(values) > 1:
+        union = _union_of_classes([value for value in values if value.kind is not Kind.NONE])
+        if union is not None and joined.kind in (Kind.MODULE, Kind.INSTANCE):
+            return replace(joined, cls=union)
+    return joined
+
+
+def _union_of_classes(values: Sequence[Value]) -> Optional[str]:
+    """``A|B`` for objects of several known classes, None when one of them is not an object
+    of a known class or there are too many to tell."""
+    if not values or not all(value.kind in (Kind.MODULE, Kind.INSTANCE) and value.cls for value in values):
+        return None
+    classes = sorted({part for value in values for part in classes_of(value.cls)})
+    return CLASS_UNION.join(classes) if len(classes) <= _MOST_CLASSES_IN_A_UNION else None
+
+
+def classes_of(cls: Optional[str]) -> list[str]:
+    """The classes a value's ``cls`` names: one, or each of a union."""
+    return cls.split(CLASS_UNION) if cls else []
+
+
 def _joined_dicts(values: Sequence[Value]) -> Value:
     """One of several containers, one at least a dict with literal keys: key by key when every
     one is such a dict or holds no graph at all (``return d`` on one branch, a no-grad copy

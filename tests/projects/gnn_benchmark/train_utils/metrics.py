@@ -61,7 +61,7 @@ class NodeSaliency:
         sal = grad.norm(dim=-1)
         per_class = torch.zeros(self.n_classes).index_add(0, labels, sal)
         per_class = per_class / torch.bincount(labels, minlength=self.n_classes).clamp(min=1)
-        self.records.append(per_class)  # known-miss: TLK301
+        self.records.append(per_class)  # expect: TLK301
 
     def summary(self):
         if not self.records:

@@ -12543,3 +12543,40 @@ class TestRoundThirtyEightShapes:
         # guard: the same reset called only once, before training, resets nothing per batch
         once = source.replace("        self.reset_states()\n", "").replace("    for x in batches:", "    net.reset_states()\n    for x in batches:")
         assert [f.code for f in lint_source(once)] == ["TLK103"]
+
+    def test_a_helpers_retain_is_not_needed_for_a_configuration_or_the_object_it_is_called_on(self):
+        # (round 39A, a dialogue trainer's ``Model.update(update_loss)`` with
+        # ``update_loss = loss_word + config["act_weight"] * loss_act``): neither the dict of
+        # numbers nor ``model`` (whose class keeps no graph) brings the next turn's loss a graph
+        # built before the loop, so the retain is TLK201
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+            class Model:
+                def __init__(self, config):
+                    self.net = nn.Linear(4, 2)
+                    self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config["lr"])
+                def get_loss(self, x):
+                    out = self.net(x)
+                    return out.pow(2).mean(), out.abs().mean()
+                def update(self, update_loss):
+                    self.optimizer.zero_grad()
+                    update_loss.backward(retain_graph=True)
+                    self.optimizer.step()
+            def run(batches):
+                config = {"lr": 1e-3, "act_weight": 0.5}
+                model = Model(config)
+                for x in batches:
+                    a, b = model.get_loss(x)
+                    update_loss = a + config["act_weight"] * b
+                    model.update(update_loss)
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(13, "TLK201")]
+        # guard: a graph built before the loop and passed again each turn needs the retain
+        before = source.replace('    config = {"lr": 1e-3, "act_weight": 0.5}\n', '    config = {"lr": 1e-3, "act_weight": 0.5}\n    prior = torch.randn(2, requires_grad=True).exp().sum()\n')
+        before = before.replace("update_loss = a + config", "update_loss = a + prior + config")
+        assert lint_source(before) == []

@@ -1899,7 +1899,11 @@ def _caller_reuses_passed_graph(facts: FileFacts, site: CallSite) -> bool:
             # on the loop's next turn: CG's Hessian-vector products on one gradient graph
             # (``.grad`` after ``backward(create_graph=True)`` included: its bindings look detached)
             passed = _owners(caller.sources_of(set(given.output_mentions), data_only=True)) & {
-                b.key for b in caller.bindings if b.value.kind not in HOLDS_NO_GRAPH
+                # (a configuration dict of numbers, ``config["act_weight"] * loss_act``, holds none;
+                # nor does the object whose method is called, ``model.update(loss)``, when its
+                # class keeps no graph in its attributes)
+                b.key for b in caller.bindings if b.value.kind not in HOLDS_NO_GRAPH and not (b.value.kind is Kind.CONTAINER and b.value.detached)
+                and not (b.value.kind in (Kind.INSTANCE, Kind.MODULE) and b.value.cls is not None and not attached_attributes(facts, b.value.cls))
             }
             if passed - {b.key for b in caller.bindings if given.loop.contains(b.seq)}:
                 return True

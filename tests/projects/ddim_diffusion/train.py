@@ -1,4 +1,4 @@
-# DDPM training + DDIM sampling on random 8x8 images, laid out like ermongroup/ddim main.py
+# DDPM training + DDIM sampling on random 8x8 images, modelled on ermongroup/ddim (main.py)
 import argparse
 import copy
 

@@ -1,4 +1,4 @@
-# MAE pre-training on random images, laid out like facebookresearch/mae main_pretrain.py
+# MAE pre-training on random images, modelled on facebookresearch/mae (main_pretrain.py)
 import argparse
 
 import torch

@@ -1,4 +1,4 @@
-# Self-supervised temporal link prediction with TGN, laid out like
+# Self-supervised temporal link prediction with TGN, modelled on
 # twitter-research/tgn train_self_supervised.py (one epoch over a synthetic interaction stream).
 import logging
 import time

@@ -544,7 +544,7 @@ def test_tlk103_per_batch_method_detaches_before_the_first_statement_that_reads_
 
             def forward(self, x):
                 y = self.qkv(x)[..., :4]
-                if self.idx < self.start:
+                if self.idx < self.start:  # no self.kv_cache on these layers
                     return y
                 if self.kv_cache is not None:
                     k, v = self.kv_cache

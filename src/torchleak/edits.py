@@ -9,8 +9,6 @@ whole module again. Nothing here decides what a value is: the analysis does
 
 from __future__ import annotations
 
-import re
-
 from collections.abc import Callable, Sequence
 from typing import Final, Optional, Union
 
@@ -18,6 +16,7 @@ import libcst as cst
 
 from torchleak.analysis.escape import aliases, uses
 from torchleak.analysis.facts import Accumulation, FileFacts, Function, Kind, Loop, Store
+from torchleak.analysis.flow import mentions
 from torchleak.analysis.tensors import TensorEvidence
 from torchleak.rule import Edit, Fix, Offer, Report, Rule, TextEdit
 
@@ -195,15 +194,16 @@ def loop_top(loop: Loop) -> Optional[cst.CSTNode]:
     return statements[0] if statements else None
 
 
-def _first_mention(facts: FileFacts, method: cst.FunctionDef, key: str) -> Optional[cst.CSTNode]:
+def _first_mention(method: cst.FunctionDef, key: str) -> Optional[cst.CSTNode]:
     """The first statement of a per-batch method that mentions ``key``: its detach goes there,
     after the guards before it (``if self.idx < self.start: return y``), for an attribute that
     ``__init__`` creates on some instances only."""
     body = method.body
     if not isinstance(body, cst.IndentedBlock):
         return None
-    mention = re.compile(rf"(?<![\w.]){re.escape(key)}(?!\w)")
-    return next((statement for statement in body.body if mention.search(facts.code(statement))), None)
+    # (the names the statement reads or writes, as the analysis sees them: not a comment's or a
+    # string's text, which would put the detach above the guard again)
+    return next((statement for statement in body.body if key in mentions(statement)), None)
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:
@@ -257,7 +257,7 @@ def state_fix_edit(facts: FileFacts, function: Function, loop: Loop, key: str) -
         return None  # a record or an object (``RolloutState``): no ``.detach()``; its fields are the user's to detach
     anchor = loop_top(loop)
     if isinstance(loop.node, cst.FunctionDef) and anchor is not None:
-        anchor = _first_mention(facts, loop.node, key) or anchor
+        anchor = _first_mention(loop.node, key) or anchor
     made = state_detach(facts, function, loop, key) if anchor is not None else None
     if anchor is None or made is None:
         return None

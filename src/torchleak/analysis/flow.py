@@ -3399,12 +3399,7 @@ class _Walker:
                 if trains_in == "orelse":
                     self._drop_held(marks)
                 self.no_grad = outer_no_grad
-                for key, previous in saved.items():
-                    if self.env.get(key) is NUMBER or self.env.get(key) is DETACHED_TENSOR:
-                        if previous is None:
-                            self.env.pop(key, None)
-                        else:
-                            self.env[key] = previous
+                self._restore_narrowed(saved)
             self.no_grad = outer_no_grad or trains_in == "body"
             marks = self._event_marks()
             no_grad_in_else = _requires_no_grad_where(node.test, False) if node.orelse is not None else None
@@ -3416,11 +3411,8 @@ class _Walker:
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
-            if no_grad_in_else is not None and self.env.get(no_grad_in_else) is DETACHED_TENSOR:
-                if held_before_else is None:
-                    self.env.pop(no_grad_in_else, None)
-                else:
-                    self.env[no_grad_in_else] = held_before_else
+            if no_grad_in_else is not None:
+                self._restore_narrowed({no_grad_in_else: held_before_else}, (DETACHED_TENSOR,))
             if trains_in == "body":
                 self._drop_held(marks)
             self.no_grad = outer_no_grad
@@ -3531,6 +3523,16 @@ class _Walker:
             self.function.summary.grad_parameter = self.parameters.index(flag.value)
             return True
         return False
+
+    def _restore_narrowed(self, saved: dict[str, Optional[Value]], narrowed: tuple[Value, ...] = (NUMBER, DETACHED_TENSOR)) -> None:
+        """After a branch that narrowed each key of ``saved`` (to one of ``narrowed``: a number,
+        a tensor that requires no grad), what it held before, unless the branch rebound it."""
+        for key, previous in saved.items():
+            if any(self.env.get(key) is value for value in narrowed):
+                if previous is None:
+                    self.env.pop(key, None)
+                else:
+                    self.env[key] = previous
 
     def _branch_that_trains(self, node: cst.If) -> Optional[str]:
         """In a function called with grad and, elsewhere, under no_grad, an ``if`` on one of its

@@ -12580,3 +12580,103 @@ class TestRoundThirtyEightShapes:
         before = source.replace('    config = {"lr": 1e-3, "act_weight": 0.5}\n', '    config = {"lr": 1e-3, "act_weight": 0.5}\n    prior = torch.randn(2, requires_grad=True).exp().sum()\n')
         before = before.replace("update_loss = a + config", "update_loss = a + prior + config")
         assert lint_source(before) == []
+
+
+class TestRoundThirtyNineShapes:
+    """Session 39: causes found on the known misses of the test projects."""
+
+    SOURCE = dedent(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Tacotron2Loss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.postnet_l1_sum = 0.0
+
+            def forward(self, model_output, targets):
+                mel_out, mel_out_postnet = model_output
+                self.postnet_l1_sum += F.l1_loss(mel_out_postnet, targets)
+                return F.mse_loss(mel_out, targets) + F.mse_loss(mel_out_postnet, targets)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.a(x)
+                return y, y * 2
+
+        def train_step(model, criterion, optimizer, x, y):
+            loss = criterion(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            return loss.item()
+
+        def run(batches):
+            model = Net()
+            criterion = Tacotron2Loss()
+            optimizer = torch.optim.Adam(model.parameters())
+            for x, y in batches:
+                train_step(model, criterion, optimizer, x, y)
+        """
+    )
+
+    def test_what_a_module_handed_to_a_per_batch_helper_keeps_outlives_the_call(self):
+        # tacotron2's loss module sums an L1 metric on ``self`` in its forward; the training
+        # step it is handed to runs once per batch, so the sum chains every step's graph
+        from torchleak.engine import lint_source
+
+        assert [(f.line, f.code) for f in lint_source(self.SOURCE)] == [(13, "TLK103")]
+        # guard: a loss module built anew in each call keeps nothing across calls
+        fresh = self.SOURCE.replace("def train_step(model, criterion, optimizer, x, y):\n", "def train_step(model, criterion, optimizer, x, y):\n    criterion = Tacotron2Loss()\n")
+        assert lint_source(fresh) == []
+        # guard: an optional object given by some calls only (``forward(x, cache=None)``)
+        optional = self.SOURCE.replace("def train_step(model, criterion, optimizer, x, y):", "def train_step(model, optimizer, x, y, criterion=None):")
+        optional = optional.replace("train_step(model, criterion, optimizer, x, y)\n", "train_step(model, optimizer, x, y, criterion)\n")
+        assert lint_source(optional) == []
+
+    PPO = dedent(
+        """
+        import torch
+        import torch.nn as nn
+
+        class PPO:
+            def __init__(self, model):
+                self.model = model
+                self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+                self.average_kl_decay = 0.99
+                self.average_approx_kl = 0.0
+
+            def _lossfun(self, obs, log_probs_old, advs):
+                log_probs = self.model(obs).log_softmax(-1)[:, 0]
+                prob_ratio = torch.exp(log_probs - log_probs_old)
+                loss = -(prob_ratio * advs).mean()
+                approx_kl = ((prob_ratio - 1) - (log_probs - log_probs_old)).mean()
+                self.average_approx_kl += (1 - self.average_kl_decay) * (approx_kl - self.average_approx_kl)
+                return loss
+
+            def update(self, batches):
+                for obs, log_probs_old, advs in batches:
+                    loss = self._lossfun(obs, log_probs_old, advs)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+        """
+    )
+
+    def test_a_moving_average_written_as_a_step_is_a_carried_state(self):
+        # pfrl's PPO: ``self.average_approx_kl += (1 - d) * (approx_kl - self.average_approx_kl)``
+        # is ``avg = d * avg + (1 - d) * approx_kl``: a state, fixed where the helper averages
+        from torchleak.engine import lint_source
+
+        found = lint_source(self.PPO)
+        assert [(f.line, f.code) for f in found] == [(17, "TLK103")]
+        assert "average approx_kl.detach() instead" in found[0].message
+        # guard: a running total of the same value stays an accumulation
+        total = self.PPO.replace("(1 - self.average_kl_decay) * (approx_kl - self.average_approx_kl)", "approx_kl")
+        assert [(f.line, f.code) for f in lint_source(total)] == [(17, "TLK101")]

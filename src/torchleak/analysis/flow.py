@@ -1454,6 +1454,15 @@ def decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     )
 
 
+def decaying_increment(value: cst.BaseExpression, target: str) -> bool:
+    """``avg += (1 - d) * (x - avg)``: the step scales the target's own value, a moving average
+    (``avg = d * avg + (1 - d) * x``) rather than a running total."""
+    return any(
+        type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
+        for term in additive_terms(value)
+    )
+
+
 #: The method of an ``accumulate`` effect written ``x = x * m + y * (1 - m)``: a moving average,
 #: which carries its input's graph into the next call rather than summing a loss.
 DECAYING_SUM: Final = "decay"
@@ -1613,8 +1622,6 @@ def keeps_in_one_place(summary: Summary, effect: Effect) -> bool:
     """The function keeps what ``effect`` keeps of its arguments nowhere else."""
     given = _given(effect)
     return bool(given) and sum(1 for other in summary.effects if other.kind == effect.kind and _given(other) & given) == 1
-
-
 def fixed_at_its_line(summary: Summary, effect: Effect) -> bool:
     """What the function keeps of its arguments is fixed at the statement that keeps it: kept
     in one place, or each entry of a dict it is given kept one by one (``Effect.per_entry``)."""
@@ -1638,6 +1645,12 @@ def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Functi
     module = effect.origin.rpartition(":")[0]
     further = module and module != summary.module  # (a helper of the called function's own module: reported at the call)
     candidates = [f"{module}:{effect.where}"] if further and effect.where and _handed_once(summary, effect) and not effect.value.params else []
+    if module == summary.module and effect.through_self and effect.where and _handed_once(summary, effect) and keeps_in_one_place(summary, effect):
+        # a helper of the called function's own module that keeps, in one place, what the call
+        # passes on to it (``update_with_local_losses`` handing each loss to the subclass's
+        # ``update_with_all_losses``): that helper's statement, when nothing else in the
+        # project runs it (``ProjectIndex.fixed_in_helper`` follows its one caller up)
+        candidates.append(f"{module}:{effect.where}")
     if computed_and_handed_on(summary, effect):
         # what the called function computes and hands on to a helper that keeps it
         # (``meters["loss"].update(loss)`` in engine.py's per-batch ``train_step``): its own
@@ -1680,12 +1693,16 @@ def _list_arity(call: cst.Call, method: str) -> bool:
 def _averages_what_it_is_given(average: cst.CSTNode, target: str, callee: Function) -> bool:
     """``self.avg = b * self.avg + (1 - b) * value`` where ``value`` is a parameter, as given:
     the caller can pass it detached. Not a loss the helper computes from what it is given."""
-    assign = single_assign(average)
-    if assign is None:
-        return True
+    if type(average) is cst.AugAssign:
+        folded = average.value  # (``self.avg += (1 - b) * (value - self.avg)``)
+    else:
+        assign = single_assign(average)
+        if assign is None:
+            return True
+        folded = assign.value
     parameters = set(callee.summary.parameters)
     operands = [
-        leaf for leaf in arithmetic_leaves(assign.value)
+        leaf for leaf in arithmetic_leaves(folded)
         if dotted(leaf) != target and not isinstance(leaf, (cst.Integer, cst.Float)) and not (dotted(leaf) or "").startswith("self.")
     ]
     return bool(operands) and all(type(leaf) is cst.Name and leaf.value in parameters for leaf in operands)
@@ -4387,9 +4404,11 @@ class _Walker:
             self._store(node, node.target, key, "+=", node.value, value)
         else:
             operator = self._code(node.operator).strip()
-            if value.attached and operator in ("*=", "/=") and type(node.target) is cst.Subscript:
+            decaying = operator in ("+=", "-=") and decaying_increment(node.value, key)
+            if value.attached and (operator in ("*=", "/=") and type(node.target) is cst.Subscript or decaying):
                 # ``w[k] *= torch.exp(-err)``: a slot of a state rescaled by a graph, carried
-                # into the next iteration (as ``ema[k] = 0.9 * ema[k] + x`` is), not a total
+                # into the next iteration (as ``ema[k] = 0.9 * ema[k] + x`` is), not a total;
+                # so is ``avg += (1 - d) * (kl - avg)``, a moving average written as a step
                 self._binding(node, key, combine(self._lookup(key), value), mentions(node.value) | {key}, fed=True)
             elif value.attached:
                 self._accumulation(node, node.target, key, operator, node.value, value)
@@ -4398,7 +4417,7 @@ class _Walker:
                 # (scaling state by a graph, ``self.alpha[i] *= torch.pow(b, loss)``, chains the
                 # next call's graph onto this one: a carried state, not a running total)
                 kind: EffectKind = "carry" if operator in ("*=", "/=") and value.attached else "accumulate"
-                self._effect(Effect(kind, outside, value, self.function.name, operator))
+                self._effect(Effect(kind, outside, value, self.function.name, DECAYING_SUM if decaying else operator))
         if value.attached:
             held = self._lookup(key)
             if type(node.target) is cst.Subscript and held.kind is Kind.CONTAINER:
@@ -4453,6 +4472,17 @@ class _Walker:
             if isinstance(node.iter, cst.Call) and last_identifier(node.iter.func) in ("zip", "enumerate"):
                 element = UNKNOWN
             self._bind(node.target, self._loader_given(node.iter) or node.iter, element, node)
+        if type(node.target) is cst.Name:
+            # ``for agg in _aggregators.values()``: what is written into ``agg`` is written into
+            # that container's entries (fairseq's ``agg[key].update(value, weight)``)
+            values_of = node.iter.func.value if (
+                type(node.iter) is cst.Call and type(node.iter.func) is cst.Attribute and node.iter.func.attr.value == "values" and not node.iter.args
+            ) else None
+            owner = dotted(values_of) if values_of is not None else None
+            if owner is not None and self._outside_target(owner) is not None and owner.split(".", 1)[0] != node.target.value:
+                self.element_owners[node.target.value] = owner
+            else:
+                self.element_owners.pop(node.target.value, None)
         self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
@@ -4870,9 +4900,18 @@ class _Walker:
         if forward_hook and positional:
             # ``hook(module, inputs, output)``: run by a module's forward pass, with its output
             walker.env[positional[-1].name.value] = Value(State.ATTACHED, Kind.TENSOR)
+        # (a module or an object of the project's classes handed in, ``train_step(model,
+        # criterion, ...)``: built once by the caller, so what it keeps outlives each call; not
+        # one that is optional, ``forward(x, cache=None)``, given by some calls only, per call)
+        handed_in = {
+            param.name.value for index, param in enumerate(params)
+            if (index > 0 or param.name.value != "self") and param.default is None
+            if (given := walker.env.get(param.name.value)) is not None and given.kind in (Kind.MODULE, Kind.INSTANCE) and given.cls
+            and not (given.cls in self.context.classes and self.context.classes[given.cls].holds_arguments)
+        }
         function = walker.run(_body(node.body))
         if walker.per_batch_loop is not None:
-            walker.per_batch_loop.local_names = frozenset(walker.local_names)
+            walker.per_batch_loop.local_names = frozenset(walker.local_names - handed_in)
         self.context.top = outer_top
         self.context.in_progress.discard(id(node))
         self.context.walked[id(node)] = function
@@ -6580,7 +6619,8 @@ class _Walker:
                 stored = self._callee_store(callee, effect) if callee is not None and effect.kind == "store" else None
                 positions = _store_positions(callee, stored, effect)
                 keyed = (-1,) if positions and keyed_per_call(node, summary, positions) else ()
-                self._effect(replace(effect, kind=kind, target=outside, value=value, keyed=keyed), helper_statement)
+                through_self = type(node.func) is cst.Attribute and type(node.func.value) is cst.Name and node.func.value.value == "self"
+                self._effect(replace(effect, kind=kind, target=outside, value=value, keyed=keyed, through_self=through_self), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
             for prefix in key_prefixes(key):

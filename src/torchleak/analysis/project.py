@@ -59,7 +59,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 19
+SCHEMA: Final = 20
 #: Larger modules are not summarised (a bound on cold-cache cost): of 6,645 Python files in 86
 #: public training repositories, 17 exceed 80 KB (timm's model zoo files, mmengine's runner,
 #: detectron2's category tables); in the pinned corpus of libraries 104 files do, and
@@ -175,6 +175,12 @@ def _names_bound_by(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
 #: ``defaultdict(AverageMeter)``, ``partial(Meter, ...)``: a class handed to a factory that builds
 #: its instances (a use of its import, as a call is).
 _FACTORY_CALL: Final = r"\b(?:defaultdict|partial)\(\s*"
+#: ``isinstance(self.sampler, `` before a class's name: the branch it guards calls the class's
+#: methods on the object (``_Walker._narrowed_to_class``), so the class is a use of its import.
+#: How many functions of a helper's own module ``fixed_in_helper`` follows up to the one that
+#: another module calls (a method calling a method calling the one that keeps).
+_OWN_CALLERS_FOLLOWED: Final = 3
+_NARROWING_CALL: Final = r"\bisinstance\(\s*[\w.]+\s*,\s*"
 
 
 class _Uses:
@@ -189,6 +195,7 @@ class _Uses:
     _ANNOTATIONS = re.compile(r"[(,]\s*\*{0,2}\w+\s*:\s*[\"']?(\w+)\b")
     _BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
     _FACTORIES = re.compile(_FACTORY_CALL + r"(\w+)")
+    _NARROWED = re.compile(_NARROWING_CALL + r"(\w+)\s*\)")
 
     def __init__(self, source: Union[str, Callable[[], str]]) -> None:
         self._text = source
@@ -206,7 +213,9 @@ class _Uses:
         if self._named is None:
             source = self._source
             bases = (word for written in self._BASES.findall(source) for word in re.findall(r"\w+", written))
-            self._named = frozenset((*self._ACCESSED.findall(source), *self._ANNOTATIONS.findall(source), *bases, *(self._FACTORIES.findall(source) if "defaultdict(" in source or "partial(" in source else ())))
+            self._named = frozenset((*self._ACCESSED.findall(source), *self._ANNOTATIONS.findall(source), *bases, *(self._FACTORIES.findall(source) if "defaultdict(" in source or "partial(" in source else ()),
+                *(self._NARROWED.findall(source) if "isinstance(" in source else ()),
+            ))
         return local in self._named
 
 
@@ -842,19 +851,24 @@ class ProjectIndex:
             found.update(key[len(prefix):] for key in backwarded if key.startswith(prefix))
         return frozenset(found)
 
-    def fixed_in_helper(self, key: str) -> bool:
+    def fixed_in_helper(self, key: str, depth: int = 0, keeper: str = "") -> bool:
         """Whether a leak through ``key`` (``utils.py:Logger.log``, a helper keeping what it is
         given in one place) is reported in the helper rather than at its call: one call in the
         whole project names it (its module and the modules importing it, counted by name: no
         fewer than there are), and its module passes the pre-filter (a module that does not is
         never analysed when linted, so it could not report it; the caller does, as for any
-        helper)."""
+        helper). ``keeper``: the function of the same module that ``key`` runs, which keeps it
+        (when following its one caller up)."""
         module, _, name = key.partition(":")
         called = name.rsplit(".", 1)[-1]
         by_name: Counter[str] = self._calls_by_name(module).get(called, Counter())
         siblings = self._siblings_calling(module, called) if called != "__call__" else []
         if called != "__call__" and set(by_name) <= {module} and not siblings:
-            return False  # no importer the index finds calls it: its module could not report it
+            # no importer the index finds calls it: its module reports it when the one call of
+            # its own module is in a function that is itself fixed there (the base class's
+            # ``update_with_local_losses`` calling the subclass's ``update_with_all_losses``)
+            caller = self._own_caller(key, by_name[module])
+            return caller is not None and depth < _OWN_CALLERS_FOLLOWED and self.fixed_in_helper(caller, depth + 1, keeper or name)
         if called != "__call__" and any(
             caller not in by_name and caller != module and caller not in siblings
             for caller in self._files_calling().get(called, ())
@@ -864,7 +878,7 @@ class ProjectIndex:
             # helper's module cannot see that call, so the caller reports it
             return False
         read = self._text_and_tree(module)
-        if read is None or not (self._passes_prefilter(module, *read) or computes_what_it_keeps(read[1], name)):
+        if read is None or not (self._passes_prefilter(module, *read) or computes_what_it_keeps(read[1], keeper or name)):
             # (a module without a loop is analysed when the method keeps on ``self`` what it
             # computes from what this one call gives it: ``helper_keepers``)
             return False
@@ -888,6 +902,18 @@ class ProjectIndex:
         if self._calls_by_word is None:
             self._calls_by_word = self._files_by_word(lambda text: set(_CALLED_NAME.findall(text)))
         return self._calls_by_word
+
+    def _own_caller(self, key: str, by_name: int) -> Optional[str]:
+        """The key of the function of ``key``'s own module that makes the one call there running
+        it (of the ``by_name`` calls naming it); None when there are several, or none."""
+        module, _, name = key.partition(":")
+        if by_name != 1:
+            return None
+        analysed = self._importer_analysis(module, self._outline(module))
+        sites = [site for site in analysed.call_sites if site.callee == name] if analysed is not None else []
+        if len({site.call_id for site in sites}) != 1 or sites[0].function.summary.key == name:
+            return None
+        return f"{module}:{sites[0].function.summary.key}"
 
     def _own_calls(self, module: str, name: str, by_name: int) -> int:
         """How many calls in ``module`` itself run its function ``name``, of the ``by_name``
@@ -927,11 +953,17 @@ class ProjectIndex:
         ``__call__``, which no call names."""
         return list(self._importer_analyses_calling(key))
 
-    def _importer_analyses_calling(self, key: str) -> Iterator[FileFacts]:
+    def _importer_analyses_calling(self, key: str, depth: int = 0) -> Iterator[FileFacts]:
         """``importers_calling``, analysed one at a time as they are asked for."""
         module, _, name = key.partition(":")
         called = name.rsplit(".", 1)[-1]
         callers: Counter[str] = self._calls_by_name(module).get(called, Counter())
+        if called != "__call__" and set(callers) <= {module} and depth < _OWN_CALLERS_FOLLOWED and not self._siblings_calling(module, called):
+            # run only from its own module: the loops reach it through its one caller there
+            caller = self._own_caller(key, callers[module])
+            if caller is not None:
+                yield from self._importer_analyses_calling(caller, depth + 1)
+            return
         for importer, outline in self._importing(module):
             if importer in callers or called == "__call__":
                 analysed = self._importer_analysis(importer, outline)

@@ -15,7 +15,7 @@ from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
-    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, lerp_operands, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, fixed_at_its_line, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
+    DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, decaying_increment, lerp_operands, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, fixed_at_its_line, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
     own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
@@ -1058,7 +1058,7 @@ def _index_changes_per_iteration(facts: FileFacts, store: Store, loop: Loop) -> 
     if "<argument>" in store.index_mentions:
         return True  # a helper's slot keyed by what each call gives it (``bank[sid]``)
     rebound = {b.key for b in store.function.bindings if loop.contains(b.seq)} | loop.loop_targets
-    changing: set[str] = set(store.index_mentions & rebound)
+    changing: set[str] = set(store.index_mentions & rebound) - _devices(store)
     if changing and store.loop is not None and store.loop is not loop:
         # ``for name in self.names: self.cache[name] = ...`` inside the batch loop (or a module's
         # forward): a loop over the same collection every time writes the same keys
@@ -1072,6 +1072,21 @@ def _index_changes_per_iteration(facts: FileFacts, store: Store, loop: Loop) -> 
             if not all(id(b.node) in repeating for b in store.function.bindings if b.key == key and loop.contains(b.seq))
         }
     return bool(changing)
+
+
+def _devices(store: Store) -> set[str]:
+    """Names in the store's index bound to a tensor's device (``device = input[0].device``,
+    byol's ``self.hidden[device] = output`` in a forward hook): one slot per device, the same
+    one at every call."""
+    found = set()
+    for name in store.index_mentions:
+        bindings = [b for b in store.function.bindings if b.key == name]
+        assigns = [single_assign(b.node) for b in bindings]
+        if bindings and all(
+            assign is not None and type(assign.value) is cst.Attribute and assign.value.attr.value == "device" for assign in assigns
+        ):
+            found.add(name)
+    return found
 
 
 def carried_state(facts: FileFacts) -> Iterator[tuple[Loop, Binding]]:
@@ -1159,21 +1174,31 @@ def folded_operand(facts: FileFacts, statement: cst.CSTNode) -> Optional[cst.Bas
     ``ma_et = (1 - r) * ma_et + r * torch.mean(et)``), or None."""
     assign = single_assign(statement)
     written: Optional[cst.BaseExpression] = assign.targets[0].target if assign is not None and len(assign.targets) == 1 else None
+    if type(statement) is cst.AugAssign:
+        written = statement.target  # (``self.avg += (1 - d) * (kl - self.avg)``)
     if type(written) is cst.Subscript:
         written = written.value  # (a slot's average: ``Z[idx] = a * Z[idx] + (1 - a) * p``)
     target = dotted(written) if written is not None else None
-    if assign is None or target is None or not decays_itself(statement, target):
+    if target is None:
         return None
+    if type(statement) is cst.AugAssign:
+        if not decaying_increment(statement.value, target):
+            return None
+        folded = statement.value
+    elif assign is None or not decays_itself(statement, target):
+        return None
+    else:
+        folded = assign.value
     values = {
-        id(leaf): value for leaf in arithmetic_leaves(assign.value)
+        id(leaf): value for leaf in arithmetic_leaves(folded)
         if dotted(leaf) != target and not (type(leaf) is cst.Subscript and dotted(leaf.value) == target)
         and (value := facts.values.get(id(leaf))) is not None
     }
-    leaves = [leaf for leaf in arithmetic_leaves(assign.value) if id(leaf) in values and values[id(leaf)].attached]
+    leaves = [leaf for leaf in arithmetic_leaves(folded) if id(leaf) in values and values[id(leaf)].attached]
     if not leaves:
         # in a helper, what it is given: the one operand computed from a tensor argument
         leaves = [
-            leaf for leaf in arithmetic_leaves(assign.value)
+            leaf for leaf in arithmetic_leaves(folded)
             if id(leaf) in values and values[id(leaf)].params and values[id(leaf)].kind not in (Kind.NUMBER, Kind.NONE)
         ]
     return leaves[0] if len(leaves) == 1 else None

@@ -64,6 +64,9 @@ class Effect:
     #: metrics.items(): self.sums[name] += value * n``): the fix goes there, per entry, since a
     #: caller hands over a dict it cannot ``.item()``.
     per_entry: bool = False
+    #: The function does it through a method of its own object (``self.update_with_all_losses(...)``
+    #: keeping in ``self._loss_history``), not through an object it holds or is given.
+    through_self: bool = False
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "target": self.target, "value": value_to_dict(self.value), "where": self.where}
@@ -81,6 +84,8 @@ class Effect:
             data["depth"] = self.depth
         if self.per_entry:
             data["per_entry"] = True
+        if self.through_self:
+            data["through_self"] = True
         return data
 
     @classmethod
@@ -100,6 +105,7 @@ class Effect:
             tuple(int(position) for position in cast(list[int], data.get("keyed", []))),
             int(cast(int, data.get("when_given", -1))),
             bool(data.get("per_entry", False)),
+            bool(data.get("through_self", False)),
         )
 
 

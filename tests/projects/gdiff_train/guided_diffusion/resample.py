@@ -96,7 +96,7 @@ class LossSecondMomentResampler(LossAwareSampler):
 
     def update_with_all_losses(self, ts, losses):
         for t, loss in zip(ts, losses):
-            self._loss_history[t].append(loss)  # known-miss: TLK102
+            self._loss_history[t].append(loss)  # expect: TLK102
 
     def num_recorded(self):
         return sum(len(h) for h in self._loss_history)

@@ -109,7 +109,7 @@ class LossSecondMomentResampler(LossAwareSampler):
 
     def update_with_all_losses(self, ts, losses):
         for t, loss in zip(ts, losses):
-            self._loss_history[t].append(loss)  # known-miss: TLK102
+            self._loss_history[t].append(loss)  # expect: TLK102
 
     def _warmed_up(self):
         return all(len(q) == self.history_per_term for q in self._loss_history)

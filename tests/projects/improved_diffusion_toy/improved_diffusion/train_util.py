@@ -105,7 +105,7 @@ class TrainLoop:
             losses = compute_losses()
 
             if isinstance(self.schedule_sampler, LossAwareSampler):
-                self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # known-miss: TLK102
+                self.schedule_sampler.update_with_local_losses(t, losses["loss"])  # known-miss: TLK102 (reported where the sampler keeps it, resample.py:96)
 
             loss = (losses["loss"] * weights).mean()
             log_loss_dict(

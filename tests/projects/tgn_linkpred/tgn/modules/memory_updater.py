@@ -22,7 +22,7 @@ class SequenceMemoryUpdater(MemoryUpdater):
   def track_norm(self, updated_memory):
     if self.training:
       norm = updated_memory.norm(dim=1).mean()
-      self.running_norm = (1 - self.norm_momentum) * self.running_norm + self.norm_momentum * norm  # known-miss: TLK103
+      self.running_norm = (1 - self.norm_momentum) * self.running_norm + self.norm_momentum * norm  # expect: TLK103
     return updated_memory
 
   def update_memory(self, unique_node_ids, unique_messages, timestamps):

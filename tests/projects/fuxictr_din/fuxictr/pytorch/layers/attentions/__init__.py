@@ -1,0 +1,1 @@
+from .target_attention import DIN_Attention

@@ -1,0 +1,1 @@
+from .mlp_block import MLP_Block

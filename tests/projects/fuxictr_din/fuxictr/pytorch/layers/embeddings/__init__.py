@@ -1,0 +1,1 @@
+from .feature_embedding import FeatureEmbedding, FeatureEmbeddingDict

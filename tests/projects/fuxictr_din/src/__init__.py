@@ -1,0 +1,1 @@
+from .DIN import DIN

@@ -1,0 +1,1 @@
+from pfrl.agents.ppo import PPO  # NOQA

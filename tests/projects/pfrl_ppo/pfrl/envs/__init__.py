@@ -1,0 +1,1 @@
+from pfrl.envs.toy import NoisyChainEnv  # NOQA

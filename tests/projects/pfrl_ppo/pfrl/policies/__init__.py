@@ -1,0 +1,1 @@
+from pfrl.policies.softmax_policy import SoftmaxCategoricalHead  # NOQA

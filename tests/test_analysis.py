@@ -12680,3 +12680,222 @@ class TestRoundThirtyNineShapes:
         # guard: a running total of the same value stays an accumulation
         total = self.PPO.replace("(1 - self.average_kl_decay) * (approx_kl - self.average_approx_kl)", "approx_kl")
         assert [(f.line, f.code) for f in lint_source(total)] == [(17, "TLK101")]
+
+    def test_an_average_of_weights_updated_in_place_over_lists_is_carried(self):
+        # improved-diffusion's ``update_ema(params, self.master_params, rate)`` over lists of
+        # detached clones, outside no_grad: each target records a graph of the parameters
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            def update_ema(target_params, source_params, rate=0.99):
+                for targ, src in zip(target_params, source_params):
+                    targ.mul_(rate).add_(src, alpha=1 - rate)
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.master_params = list(self.model.parameters())
+                    self.opt = torch.optim.AdamW(self.master_params, lr=1e-3)
+                    self.ema_rate = [0.99]
+                    self.ema_params = [[p.detach().clone() for p in self.master_params] for _ in self.ema_rate]
+
+                def run_step(self, x):
+                    self.opt.zero_grad()
+                    self.model(x).pow(2).mean().backward()
+                    self.opt.step()
+                    for rate, params in zip(self.ema_rate, self.ema_params):
+                        update_ema(params, self.master_params, rate=rate)
+
+            def run(batches):
+                trainer = Trainer(nn.Linear(4, 4))
+                for x in batches:
+                    trainer.run_step(x)
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(7, "TLK103")]
+        # guards: upstream's ``targ.detach()``, a detached source, no_grad, ``.data``
+        for fixed in (
+            "targ.detach().mul_(rate).add_(src, alpha=1 - rate)",
+            "targ.mul_(rate).add_(src.detach(), alpha=1 - rate)",
+            "targ.data.mul_(rate).add_(src.data, alpha=1 - rate)",
+        ):
+            assert lint_source(source.replace("targ.mul_(rate).add_(src, alpha=1 - rate)", fixed)) == [], fixed
+        assert lint_source(source.replace("def update_ema(", "@torch.no_grad()\ndef update_ema(")) == []
+
+    def test_modules_handed_to_a_block_in_a_list_run_their_forward(self):
+        # FuxiCTR's Dice activations, ``[Dice(units) for units in hidden_units]`` handed to an
+        # MLP block that appends each to ``layers`` and builds ``nn.Sequential(*layers)``
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Dice(nn.Module):
+                def __init__(self, dim, momentum=0.01):
+                    super().__init__()
+                    self.momentum = momentum
+                    self.alpha = nn.Parameter(torch.zeros(dim))
+                    self.register_buffer("running_var", torch.ones(dim))
+
+                def forward(self, x):
+                    var = x.var(dim=0)
+                    self.running_var = (1 - self.momentum) * self.running_var + self.momentum * var
+                    p = torch.sigmoid(x / torch.sqrt(var + 1e-9))
+                    return p * x + self.alpha * (1 - p) * x
+
+            class MLPBlock(nn.Module):
+                def __init__(self, dims, activations):
+                    super().__init__()
+                    layers = []
+                    for i in range(len(dims) - 1):
+                        layers.append(nn.Linear(dims[i], dims[i + 1]))
+                        layers.append(activations[i])
+                    self.mlp = nn.Sequential(*layers)
+
+                def forward(self, x):
+                    return self.mlp(x)
+
+            def run(batches):
+                model = MLPBlock([8, 16, 8], [Dice(units) for units in (16, 8)])
+                opt = torch.optim.Adam(model.parameters())
+                for x, y in batches:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(14, "TLK103")]
+        assert lint_source(source.replace("self.momentum * var\n", "self.momentum * var.detach()\n")) == []
+
+    def test_what_only_repeats_a_reported_sum_or_state_is_not_reported_again(self):
+        # a record every k steps of a sum the loop keeps (summed below the record), and a list of
+        # a value computed from a carried moving average: one fix each, at the sum and the average
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            def run(batches):
+                model = nn.Linear(4, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                total, avg, stats, smoothed_losses = 0.0, 0.0, [], []
+                for step, (x, y) in enumerate(batches):
+                    if step % 10 == 0 and step:
+                        stats.append({"step": step, "train loss": total / 10})
+                        total = 0.0
+                    loss = (model(x) - y).pow(2).mean()
+                    avg = 0.98 * avg + 0.02 * loss
+                    smoothed_losses.append(avg / (1 - 0.98 ** (step + 1)))
+                    total += loss
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                return stats, smoothed_losses
+            """
+        )
+        assert sorted((f.line, f.code) for f in lint_source(source)) == [(14, "TLK103"), (16, "TLK101")]
+
+    def test_dict_of_keywords_keeps_each_entry_apart(self):
+        # mmcv's ``train_step`` returns ``dict(loss=loss, log_vars=log_vars)`` with the log
+        # variables already numbers: keeping ``outputs["log_vars"]`` keeps no graph
+        facts = facts_of(
+            """
+            import torch
+            def f(x):
+                loss = torch.nn.Linear(4, 1)(x).sum()
+                outputs = dict(loss=loss, log_vars={"loss": loss.item()})
+                kept = outputs["log_vars"]
+                held = outputs["loss"]
+            """
+        )
+        assert not value_of(facts, "f", "kept").attached
+        assert attached(facts, "f", "held")
+
+    def test_a_slot_keyed_by_a_device_is_one_slot(self):
+        # byol's forward hook ``self.hidden[device] = flatten(output)``: one entry per device
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Wrapper(nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                    self.hidden = {}
+                    net.register_forward_hook(self._hook)
+
+                def _hook(self, _, inputs, output):
+                    device = inputs[0].device
+                    self.hidden[device] = output.flatten(1)
+
+                def forward(self, x):
+                    self.net(x)
+                    return self.hidden[x.device]
+
+            def run(batches):
+                model = Wrapper(nn.Linear(4, 4))
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x in batches:
+                    loss = model(x).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            """
+        )
+        assert lint_source(source) == []
+        # guard: a slot keyed by the step keeps one graph per step
+        per_step = source.replace("device = inputs[0].device", "device = len(self.hidden)")
+        assert [f.code for f in lint_source(per_step)] == ["TLK102"]
+
+    def test_entries_of_a_global_registry_s_values_are_the_global_s(self):
+        # fairseq's metrics: ``for agg in _aggregators.values(): agg[key].update(value, weight)``
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            from collections import OrderedDict
+            import torch
+            import torch.nn as nn
+
+            class AverageMeter:
+                def __init__(self):
+                    self.sum = 0
+                    self.count = 0
+
+                def update(self, val, n=1):
+                    self.sum = self.sum + val * n
+                    self.count = self.count + n
+
+            _aggregators = OrderedDict(default=OrderedDict())
+
+            def log_scalar(key, value, weight=1):
+                for agg in _aggregators.values():
+                    if key not in agg:
+                        agg[key] = AverageMeter()
+                    agg[key].update(value, weight)
+
+            def run(batches):
+                model = nn.Linear(4, 1)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in batches:
+                    loss = (model(x) - y).pow(2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    log_scalar("loss", loss, x.size(0))
+            """
+        )
+        assert [f.code for f in lint_source(source)] == ["TLK101"]
+        assert lint_source(source.replace('log_scalar("loss", loss, x.size(0))', 'log_scalar("loss", loss.item(), x.size(0))')) == []

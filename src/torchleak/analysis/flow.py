@@ -1114,7 +1114,7 @@ def _put_in_list(function: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
                 found.append(node.args[-1].value)
             elif node.func.attr.value == "extend" and node.args:
                 found += elements(node.args[0].value)
-        stack.extend(node.children)
+        stack.extend(reversed(node.children))  # (in the order written: a Sequential runs them so)
     return found
 
 
@@ -1585,12 +1585,12 @@ def _holds_modules(iterable: Value) -> bool:
 
 
 def _objects_of_one_class(value: Value) -> Optional[str]:
-    """The class of the file every element of a list of objects belongs to
+    """The class of the file every element of a list of objects (or modules) belongs to
     (``[ClipPrompt(e) for e in embeds]``), or None."""
     if value.kind is not Kind.CONTAINER or not value.elements:
         return None
     classes = {element.cls for element in value.elements}
-    if len(classes) != 1 or not all(element.kind is Kind.INSTANCE for element in value.elements):
+    if len(classes) != 1 or not all(element.kind in (Kind.INSTANCE, Kind.MODULE) for element in value.elements):
         return None
     return next(iter(classes))
 
@@ -5069,10 +5069,11 @@ class _Walker:
             if container.kind is Kind.NUMBER:
                 return NUMBER  # ``x.shape[0]``
             if container.kind is Kind.CONTAINER and container.elements and all(
-                element.kind is Kind.INSTANCE and element.cls is not None for element in container.elements
+                element.kind in (Kind.INSTANCE, Kind.MODULE) and element.cls is not None for element in container.elements
             ):
                 # ``metric_logger.meters["pix_err"]`` of a ``defaultdict(SmoothedValue)``: one of
-                # its objects, whose methods the call on it runs
+                # its objects, whose methods the call on it runs (or one of a list of modules,
+                # ``hidden_activations[i]``)
                 return join(*container.elements)
             if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN) and not (
                 container.elements and any(element.records_graph for element in container.elements)
@@ -5155,8 +5156,9 @@ class _Walker:
             return Value(inner.state, Kind.CONTAINER, inner.double_backward, params=inner.params)
         if type(node) is cst.ListComp or type(node) is cst.SetComp or type(node) is cst.GeneratorExp or type(node) is cst.DictComp:
             produced = self._comprehension(node)
-            if produced.kind is Kind.INSTANCE and produced.cls is not None and type(node) is not cst.DictComp:
-                # ``[ClipPrompt(e) for e in embeds]``: any number of objects of that class
+            if produced.kind in (Kind.INSTANCE, Kind.MODULE) and produced.cls is not None and type(node) is not cst.DictComp:
+                # ``[ClipPrompt(e) for e in embeds]``: any number of objects of that class (or
+                # modules, ``[Dice(units) for units in hidden_units]`` handed to a block)
                 return Value(produced.state, Kind.CONTAINER, produced.double_backward, elements=(produced,), params=produced.params, open_tail=True)
             return Value(produced.state, Kind.CONTAINER, produced.double_backward, params=produced.params)
         if type(node) is cst.Integer or type(node) is cst.Float or type(node) is cst.Imaginary or type(node) is cst.SimpleString or type(node) is cst.ConcatenatedString:
@@ -5732,6 +5734,10 @@ class _Walker:
                 return join(*held.elements)
             return held.part() if held.attached or held.params else UNKNOWN
         if type(func) is cst.Name and identifier in vocab.PASSING_BUILTINS:
+            if identifier == "dict" and node.args and all(arg.keyword is not None for arg in node.args):
+                # ``dict(loss=loss, log_vars=log_vars)``: each entry what its keyword gives, as
+                # ``{"loss": loss, "log_vars": log_vars}`` (mmcv's ``train_step`` outputs)
+                return keyed({arg.keyword.value: self.values.get(id(arg.value), UNKNOWN) for arg in node.args if arg.keyword is not None})
             if identifier in ("list", "tuple", "sorted", "reversed", "dict"):
                 if len(arguments) == 1 and arguments[0].leaf and arguments[0].kind is Kind.CONTAINER:
                     return arguments[0]  # ``list(net.parameters())``: the same leaves, no graph yet
@@ -5931,9 +5937,9 @@ class _Walker:
         holds, in order (their values were recorded when the arguments were evaluated)."""
         parts: list[cst.BaseExpression] = []
         for arg in node.args:
-            if arg.keyword is not None or arg.star:
-                return None
             inner = arg.value
+            if arg.keyword is not None or arg.star == "**" or (arg.star and type(inner) is not cst.Name):
+                return None
             if type(inner) is cst.List or type(inner) is cst.Tuple:
                 parts.extend(element.value for element in inner.elements)
             elif type(inner) is cst.ListComp or type(inner) is cst.GeneratorExp:
@@ -5941,7 +5947,8 @@ class _Walker:
             elif type(inner) is cst.Dict:
                 parts.extend(entry.value for entry in inner.elements if type(entry) is cst.DictElement)
             elif type(inner) is cst.Name and self._lookup(inner.value).kind is Kind.CONTAINER:
-                # ``nn.ModuleList(layers)`` with ``layers += [Coupling(d), Norm(d)]`` in a loop
+                # ``nn.ModuleList(layers)`` (or ``nn.Sequential(*layers)``) with ``layers +=
+                # [Coupling(d), Norm(d)]`` in a loop
                 parts.extend(_put_in_list(self.function.node, inner.value))
             else:
                 parts.append(inner)
@@ -6501,6 +6508,17 @@ class _Walker:
                 return node
         return None
 
+    def _zipped_root(self, name: str) -> Optional[str]:
+        """``_zipped_source`` followed through loops over what an outer loop binds
+        (``for rate, params in zip(rates, self.ema_params): for targ, src in zip(params, ...)``:
+        ``self.ema_params``)."""
+        source = self._zipped_source(name)
+        seen = {name}
+        while source is not None and source not in seen and "." not in source and (outer := self._zipped_source(source)) is not None:
+            seen.add(source)
+            source = outer
+        return source
+
     def _zipped_source(self, name: str) -> Optional[str]:
         """``self.shadow_params`` when ``name`` is bound by an enclosing ``for name in
         self.shadow_params``, ``for name, p in zip(self.shadow_params, ...)`` or ``for i, name in
@@ -6584,6 +6602,10 @@ class _Walker:
             if effect.when_given >= 0 and _flag_off(node, summary, effect.when_given):
                 continue  # ``self.computer()`` without ``track=True``: the guarded update never runs
             key = self._target_at_call(node, effect.target, summary)
+            if key is not None and "." not in key and effect.kind == "carry" and effect.method in vocab.IN_PLACE_UPDATES:
+                # ``update_ema(params, ...)`` in ``for rate, params in zip(rates, self.ema_params)``:
+                # the list updated in place is one of ``self.ema_params``
+                key = self._zipped_root(key) or key
             if key is not None and in_container and effect.kind == "carry":
                 key = self._carried_by_an_element(node, key, effect, callee)
                 if key is None:
@@ -6756,7 +6778,9 @@ class _Walker:
                         continue
                     if value.attached:
                         carried_in_callee.add(effect.target)
-                    self._binding(where, key, value, mentions(node), fed=True, via=via, in_callee=effect.where or callee.name)
+                    # (updated in place: its new value is computed from its old one)
+                    updated = {key} if effect.method in vocab.IN_PLACE_UPDATES else set()
+                    self._binding(where, key, value, mentions(node) | updated, fed=True, via=via, in_callee=effect.where or callee.name)
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:
                         self.context.facts.top_of[id(where)] = top
@@ -7163,6 +7187,10 @@ class _Walker:
         elif method in vocab.IN_PLACE_UPDATES and type(func) is cst.Attribute and (updated := self._updated_tensor(func.value)) is not None:
             receiver_key = self.parameter_owners.get(updated, updated)
             operand = combine(*arguments) if arguments else DETACHED
+            if any(argument.leaf and argument.kind in (Kind.TENSOR, Kind.UNKNOWN) for argument in arguments) and not operand.attached:
+                # ``targ.mul_(r).add_(src, alpha=1 - r)`` with ``src`` a parameter: the target now
+                # records a graph of it (an EMA of weights updated outside no_grad)
+                operand = replace(operand, state=State.ATTACHED)
             if (operand.attached or operand.params) and not self.no_grad:
                 summed = method in ("add_", "sub_") and (_chain_root(func.value, frozenset()) is not None or type(func.value) is cst.Call and not (
                     type(func.value.func) is cst.Attribute and func.value.func.attr.value in vocab.IN_PLACE_UPDATES
@@ -7177,12 +7205,15 @@ class _Walker:
                     return
                 # ``self.running_mean.mul_(m).add_(x.mean(0))``: a buffer updated from the graph
                 if operand.attached:
-                    self._binding(self.statement, receiver_key, ATTACHED, mentions(node), fed=True)
+                    zipped = self._zipped_root(receiver_key) if receiver_key == updated and "." not in updated else None
+                    # (an element of a list the loop walks, ``for targ, src in zip(ema, params)``:
+                    # the list holds the state)
+                    self._binding(self.statement, zipped or receiver_key, ATTACHED, mentions(node) | ({zipped} if zipped else set()), fed=True)
                     self.env[receiver_key] = ATTACHED
                 else:  # in a summary: the tensor now depends on the argument
                     self.env[receiver_key] = combine(self._lookup(receiver_key), operand)
                 outside = self._outside_target(receiver_key)
-                if outside is None and (source := self._zipped_source(receiver_key)) is not None and source.startswith("self."):
+                if outside is None and (source := self._zipped_root(receiver_key)) is not None and self._outside_target(source) is not None:
                     # ``for s, p in zip(self.shadow_params, parameters): s.sub_(d * (s - p))``:
                     # each element updated in place is the object's state
                     outside = self._outside_target(source)

@@ -645,8 +645,17 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         if kept.loop is not None and store_loop in list(kept.loop.enclosing())
         # (or a sum of the same loop, logged each optimizer step then reset: diffusers'
         # ``accelerator.log({"train_loss": train_loss})`` after ``train_loss += avg_loss``)
-        and (kept.loop is not store_loop or isinstance(kept, Accumulation) and kept.seq < event.seq)
+        # (in the same loop, a sum is recorded whether it is summed above or below the record:
+        # ``training_stats.append({"loss": total / k})`` every k steps, ``total += loss`` after)
+        and (kept.loop is not store_loop or isinstance(kept, Accumulation))
         and _leaking(facts, function, kept) is not None
+    }
+    # (and a state the training loop carries, reported as such: ``losses.append(smoothed)``
+    # with ``smoothed = avg_loss / (1 - beta ** n)`` of the carried ``avg_loss``; a rollout
+    # that never backwards keeps both, each reported)
+    carried = {
+        binding.key for loop, binding in carried_state(facts)
+        if binding.function is function and not binding.in_callee and loop.has_backward and store_loop in list(loop.enclosing())
     }
     found = False
     for name in data_mentions(event.value_node):
@@ -660,6 +669,14 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         if latest is None or not (latest.value.attached or latest.value.params):
             continue  # (a number, or a name the function does not bind)
         called = _called_function(latest.node.value, function) if type(latest.node) is cst.Assign else None
+        if name in carried:
+            found = True  # the carried state itself
+            continue
+        if carried and type(latest.node) is cst.Assign and data_mentions(latest.node.value) & carried and all(
+            name in carried or not _holds_a_graph_before(function, name, latest.seq) for name in data_mentions(latest.node.value)
+        ):
+            found = True  # computed from the carried state alone (and numbers)
+            continue
         if latest.fed_to_call and latest.value.attached and latest.loop is not None and latest.loop is not store_loop and (
             latest.loop.is_batch_loop and not latest.loop.over_layers and store_loop in list(latest.loop.enclosing())
         ):
@@ -672,6 +689,13 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
             continue
         return False  # something else attached is kept with it: reported for that
     return found
+
+
+def _holds_a_graph_before(function: Function, name: str, seq: int) -> bool:
+    """The latest binding of ``name`` before ``seq`` holds (or may hold) a graph."""
+    bound = [binding for binding in function.bindings if binding.key == name and binding.seq < seq]
+    latest = max(bound, key=lambda binding: binding.seq) if bound else None
+    return latest is not None and bool(latest.value.attached or latest.value.params)
 
 
 def _records_its_own_leaking_sum(facts: FileFacts, callee: Function, event: Store) -> bool:

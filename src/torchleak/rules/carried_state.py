@@ -10,7 +10,8 @@ from typing import ClassVar
 import libcst as cst
 
 from torchleak.analysis.facts import Binding, FileFacts, Loop
-from torchleak.analysis.flow import single_assign
+from torchleak.analysis import torch_knowledge as vocab
+from torchleak.analysis.flow import mentions, single_assign, subtree
 from torchleak.analysis.names import last_identifier
 from torchleak.analysis.queries import (
     averaged_operand, bounded_by_each_call, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
@@ -410,7 +411,7 @@ class CarriedState(Rule):
                 fix = "update it under torch.no_grad() (or from detached values) in that forward"
                 if (slot := _slot_written(binding)) is not None:
                     fix = f"write {slot}.detach() into it in that forward"  # (a streaming RNN's state: its gradient within the call is needed)
-            elif binding.in_callee and (handed := _argument_handed_to(binding)) is not None:
+            elif binding.in_callee and (handed := _argument_handed_to(binding, facts)) is not None:
                 # the call that hands a helper what it averages: a number, or a detached tensor
                 method = binding.in_callee.rsplit(".", 1)[-1]
                 value = statement_text(facts, handed, limit=40)
@@ -435,6 +436,10 @@ class CarriedState(Rule):
                     fix = f"average {value}.item() instead (or {value}.detach())"
                 else:
                     fix = f"average {value}.detach() instead"
+            elif _updated_in_place(binding):
+                # (``targ.mul_(r).add_(src, alpha=1 - r)`` over a list of tensors: an average of
+                # weights, which no backward needs)
+                fix = "make the in-place update under torch.no_grad()"
             elif _starts_as_leaf(binding):
                 fix = f"start each iteration from a fresh leaf: {key} = {key}.detach().requires_grad_()"
             elif (detaching := detach_statement(binding, key)) is not None:
@@ -455,7 +460,7 @@ class CarriedState(Rule):
         averaged = averaged_operand(facts, binding) if _trains(facts, loop, binding) else None
         if averaged is not None:
             return accumulation_fix(facts, averaged)  # (the same edit as a sum's: ``loss.item()``)
-        if binding.in_callee or binding.keeps_history or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
+        if binding.in_callee or binding.keeps_history or _updated_in_place(binding) or _starts_as_leaf(binding) or not _trains(facts, loop, binding):
             return None  # the edit is not a detach at the top of this loop
         if uncalled_reset(facts, loop, binding.key) is not None:
             return None  # the class's own reset, called by the training loop, is the fix
@@ -497,6 +502,16 @@ def carried_state_fix(facts: FileFacts, loop: Loop, binding: Binding) -> Fix | N
     return Fix("safe" if certain and harmless else "unsafe", f"insert '{text}' at the top of the iteration", (edit,), reason=reason)
 
 
+def _updated_in_place(binding: Binding) -> bool:
+    """The statement carrying the state is an in-place method call (``targ.mul_(r).add_(src)``),
+    not an assignment: there is no name to detach at the top of the loop."""
+    statement = binding.node
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    call = statement.value if type(statement) is cst.Expr else None
+    return type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value in vocab.IN_PLACE_UPDATES
+
+
 def _starts_as_leaf(binding: Binding) -> bool:
     """The state starts as a tensor that requires grad (``adv = x.clone().requires_grad_()``),
     which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
@@ -517,7 +532,7 @@ def _names_a_file(via: str) -> bool:
     return re.search(r" in \S+\.py(:\d+)? ", via) is not None
 
 
-def _argument_handed_to(binding: Binding) -> cst.BaseExpression | None:
+def _argument_handed_to(binding: Binding, facts: FileFacts) -> cst.BaseExpression | None:
     """The first argument of the call of ``binding.in_callee`` that ``binding`` is (the caller's
     statement ``self.smoother.update(loss)``, not the helper's own average); None otherwise."""
     method = binding.in_callee.rsplit(".", 1)[-1]
@@ -529,4 +544,12 @@ def _argument_handed_to(binding: Binding) -> cst.BaseExpression | None:
         return None
     if last_identifier(call.func) != method or not call.args or call.args[0].keyword is not None or call.args[0].star:
         return None
-    return call.args[0].value
+    given = call.args[0].value
+    if type(given) is cst.Name and any(
+        type(loop) is cst.For and given.value in mentions(loop.target) and binding.key in mentions(loop.iter)
+        for loop in subtree(facts.module)
+    ):
+        # (``update_ema(params, self.master_params)`` in ``for rate, params in zip(rates,
+        # self.ema_params)``: what it is given first is the state itself, updated in place)
+        return None
+    return given

@@ -1,0 +1,3 @@
+from .cifar import CIFAR10Instance
+
+__all__ = ('CIFAR10Instance',)

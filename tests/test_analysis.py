@@ -12899,3 +12899,36 @@ class TestRoundThirtyNineShapes:
         )
         assert [f.code for f in lint_source(source)] == ["TLK101"]
         assert lint_source(source.replace('log_scalar("loss", loss, x.size(0))', 'log_scalar("loss", loss.item(), x.size(0))')) == []
+
+    def test_an_input_made_to_require_grad_by_a_statement_closes_a_double_backward_cycle(self):
+        # a large-margin loss: ``data.requires_grad_()`` then ``diff.sum().backward(create_graph=
+        # True)``: ``data.grad`` holds the graph that holds ``data``; ``zero_grad()`` resets only
+        # the parameters, so every batch's input and graph stay alive
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            def run(batches):
+                model = nn.Linear(4, 2)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for data, target in batches:
+                    data.requires_grad_()
+                    opt.zero_grad()
+                    diff = model(data)[:, 0] - model(data)[:, 1]
+                    diff.sum().backward(create_graph=True)
+                    grad_norm = data.grad.flatten(1).norm(dim=1)
+                    loss = (diff / (grad_norm + 1e-6)).relu().mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            """
+        )
+        found = lint_source(source)
+        assert [(f.line, f.code) for f in found] == [(12, "TLK302")]
+        assert "data.grad" in found[0].message
+        # guard: the input's gradient set to None after its use breaks the cycle
+        cleared = source.replace("        loss = (diff", "        data.grad = None\n        loss = (diff")
+        assert cleared != source and lint_source(cleared) == []

@@ -7068,6 +7068,10 @@ class _Walker:
             # (a parameter keeps its identity: the caller's tensor, which the caller may hand a
             # backward as it is)
             self.env[key] = replace(held, leaf=True, kind=Kind.TENSOR) if held.params else LEAF
+            if "." not in key and type(self.statement) is cst.Expr:
+                # (the statement ``data.requires_grad_()``: from here the name is a leaf, as
+                # ``data = data.requires_grad_()`` says; a double backward fills its ``.grad``)
+                self._binding(self.statement, key, self.env[key], {key})
 
     def _call_events(self, node: cst.Call, receiver: Value, arguments: list[Value]) -> None:
         func = node.func

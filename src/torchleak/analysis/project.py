@@ -177,10 +177,10 @@ def _names_bound_by(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
 _FACTORY_CALL: Final = r"\b(?:defaultdict|partial)\(\s*"
 #: ``isinstance(self.sampler, `` before a class's name: the branch it guards calls the class's
 #: methods on the object (``_Walker._narrowed_to_class``), so the class is a use of its import.
+_NARROWING_CALL: Final = r"\bisinstance\(\s*[\w.]+\s*,\s*"
 #: How many functions of a helper's own module ``fixed_in_helper`` follows up to the one that
 #: another module calls (a method calling a method calling the one that keeps).
 _OWN_CALLERS_FOLLOWED: Final = 3
-_NARROWING_CALL: Final = r"\bisinstance\(\s*[\w.]+\s*,\s*"
 
 
 class _Uses:

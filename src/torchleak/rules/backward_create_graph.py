@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, FileFacts, Function, GradReset
+from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Function, GradReset
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.flow import iter_statements, subtree
 from torchleak.analysis.names import last_identifier
@@ -214,7 +214,14 @@ def _unreset_inputs(function: Function, call: BackwardCall, resets: list[GradRes
     cycle (double backpropagation)."""
     sources = function.sources_of(set(call.output_mentions))
     reset = {each.tensor for each in resets}
-    return {b.key for b in function.bindings if b.value.leaf and "." not in b.key and b.key in sources and b.key not in reset}
+    latest: dict[str, Binding] = {}
+    for binding in function.bindings:
+        # (what the name holds at the backward: ``y.requires_grad_()`` for a penalty, then
+        # ``y = y.detach()`` before the generator's backward, is no leaf there)
+        if binding.seq < call.seq and "." not in binding.key and binding.key in sources and binding.key not in reset:
+            if binding.key not in latest or binding.seq > latest[binding.key].seq:
+                latest[binding.key] = binding
+    return {key for key, binding in latest.items() if binding.value.leaf}
 
 
 def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:

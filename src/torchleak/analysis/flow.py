@@ -1448,15 +1448,12 @@ def decays_itself(statement: Optional[cst.CSTNode], target: str) -> bool:
     lerped = lerp_operands(assign.value)
     if lerped is not None:
         return any(dotted(operand) == target for operand in lerped)  # ``ema = ema.lerp(x, 0.1)``
-    return any(
-        type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
-        for term in additive_terms(assign.value)
-    )
+    return decaying_increment(assign.value, target)
 
 
 def decaying_increment(value: cst.BaseExpression, target: str) -> bool:
-    """``avg += (1 - d) * (x - avg)``: the step scales the target's own value, a moving average
-    (``avg = d * avg + (1 - d) * x``) rather than a running total."""
+    """A term of ``value`` scales the target's own value: ``avg += (1 - d) * (x - avg)`` (or
+    ``avg = d * avg + (1 - d) * x``) is a moving average rather than a running total."""
     return any(
         type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
         for term in additive_terms(value)
@@ -3653,13 +3650,9 @@ class _Walker:
         if type(target) is cst.Name:
             self.local_names.add(key)
             base = value_node.value if type(value_node) is cst.Subscript else None
-            owner = dotted(base) if base is not None else None
-            if owner is not None and self._outside_target(owner) is not None and owner.split(".", 1)[0] != key:
-                # ``row = self._data[key]``: what is written into ``row`` is written into the
-                # object's container (``row["total"] += value * n``)
-                self.element_owners[key] = owner
-            else:
-                self.element_owners.pop(key, None)
+            # ``row = self._data[key]``: what is written into ``row`` is written into the
+            # object's container (``row["total"] += value * n``)
+            self._note_element_owner(key, dotted(base) if base is not None else None)
             if type(value_node) is cst.Call and self.context.aliases.qualify(value_node.func) == "functools.partial":
                 self.partials[key] = value_node
             else:
@@ -4478,11 +4471,7 @@ class _Walker:
             values_of = node.iter.func.value if (
                 type(node.iter) is cst.Call and type(node.iter.func) is cst.Attribute and node.iter.func.attr.value == "values" and not node.iter.args
             ) else None
-            owner = dotted(values_of) if values_of is not None else None
-            if owner is not None and self._outside_target(owner) is not None and owner.split(".", 1)[0] != node.target.value:
-                self.element_owners[node.target.value] = owner
-            else:
-                self.element_owners.pop(node.target.value, None)
+            self._note_element_owner(node.target.value, dotted(values_of) if values_of is not None else None)
         self._loop_body(loop, _body(node.body))
         self._leave_loop(loop)
         if node.orelse is not None:
@@ -6508,6 +6497,14 @@ class _Walker:
                 return node
         return None
 
+    def _note_element_owner(self, name: str, owner: Optional[str]) -> None:
+        """``name`` now holds an entry of ``owner`` (when that outlives the call): what is
+        written into it is written into ``owner`` (``_outside_target``); else nothing's."""
+        if owner is not None and self._outside_target(owner) is not None and owner.split(".", 1)[0] != name:
+            self.element_owners[name] = owner
+        else:
+            self.element_owners.pop(name, None)
+
     def _zipped_root(self, name: str) -> Optional[str]:
         """``_zipped_source`` followed through loops over what an outer loop binds
         (``for rate, params in zip(rates, self.ema_params): for targ, src in zip(params, ...)``:
@@ -7207,17 +7204,18 @@ class _Walker:
                     self._accumulation(self.statement, func.value, receiver_key, "+=", node.args[0].value, operand)
                     self.env[receiver_key] = ATTACHED
                     return
+                # (an element of a list the loop walks, ``for targ, src in zip(ema, params)``: the
+                # list holds the state)
+                source = self._zipped_root(receiver_key)
                 # ``self.running_mean.mul_(m).add_(x.mean(0))``: a buffer updated from the graph
                 if operand.attached:
-                    zipped = self._zipped_root(receiver_key) if receiver_key == updated and "." not in updated else None
-                    # (an element of a list the loop walks, ``for targ, src in zip(ema, params)``:
-                    # the list holds the state)
+                    zipped = source if receiver_key == updated and "." not in updated else None
                     self._binding(self.statement, zipped or receiver_key, ATTACHED, mentions(node) | ({zipped} if zipped else set()), fed=True)
                     self.env[receiver_key] = ATTACHED
                 else:  # in a summary: the tensor now depends on the argument
                     self.env[receiver_key] = combine(self._lookup(receiver_key), operand)
                 outside = self._outside_target(receiver_key)
-                if outside is None and (source := self._zipped_root(receiver_key)) is not None and self._outside_target(source) is not None:
+                if outside is None and source is not None:
                     # ``for s, p in zip(self.shadow_params, parameters): s.sub_(d * (s - p))``:
                     # each element updated in place is the object's state
                     outside = self._outside_target(source)

@@ -863,12 +863,12 @@ class ProjectIndex:
         called = name.rsplit(".", 1)[-1]
         by_name: Counter[str] = self._calls_by_name(module).get(called, Counter())
         siblings = self._siblings_calling(module, called) if called != "__call__" else []
-        if called != "__call__" and set(by_name) <= {module} and not siblings:
+        own_only, own_caller = self._own_module_caller(key)
+        if own_only:
             # no importer the index finds calls it: its module reports it when the one call of
             # its own module is in a function that is itself fixed there (the base class's
             # ``update_with_local_losses`` calling the subclass's ``update_with_all_losses``)
-            caller = self._own_caller(key, by_name[module])
-            return caller is not None and depth < _OWN_CALLERS_FOLLOWED and self.fixed_in_helper(caller, depth + 1, keeper or name)
+            return own_caller is not None and depth < _OWN_CALLERS_FOLLOWED and self.fixed_in_helper(own_caller, depth + 1, keeper or name)
         if called != "__call__" and any(
             caller not in by_name and caller != module and caller not in siblings
             for caller in self._files_calling().get(called, ())
@@ -903,17 +903,22 @@ class ProjectIndex:
             self._calls_by_word = self._files_by_word(lambda text: set(_CALLED_NAME.findall(text)))
         return self._calls_by_word
 
-    def _own_caller(self, key: str, by_name: int) -> Optional[str]:
-        """The key of the function of ``key``'s own module that makes the one call there running
-        it (of the ``by_name`` calls naming it); None when there are several, or none."""
+    def _own_module_caller(self, key: str) -> tuple[bool, Optional[str]]:
+        """Whether no other module calls ``key`` by name (importers and siblings counted; a
+        ``__call__`` names no method); if so, the key of the function of its own module that
+        makes the one call there running it, or None when there are several, or none."""
         module, _, name = key.partition(":")
-        if by_name != 1:
-            return None
+        called = name.rsplit(".", 1)[-1]
+        by_name: Counter[str] = self._calls_by_name(module).get(called, Counter())
+        if called == "__call__" or not set(by_name) <= {module} or self._siblings_calling(module, called):
+            return False, None
+        if by_name[module] != 1:
+            return True, None
         analysed = self._importer_analysis(module, self._outline(module))
         sites = [site for site in analysed.call_sites if site.callee == name] if analysed is not None else []
         if len({site.call_id for site in sites}) != 1 or sites[0].function.summary.key == name:
-            return None
-        return f"{module}:{sites[0].function.summary.key}"
+            return True, None
+        return True, f"{module}:{sites[0].function.summary.key}"
 
     def _own_calls(self, module: str, name: str, by_name: int) -> int:
         """How many calls in ``module`` itself run its function ``name``, of the ``by_name``
@@ -958,9 +963,9 @@ class ProjectIndex:
         module, _, name = key.partition(":")
         called = name.rsplit(".", 1)[-1]
         callers: Counter[str] = self._calls_by_name(module).get(called, Counter())
-        if called != "__call__" and set(callers) <= {module} and depth < _OWN_CALLERS_FOLLOWED and not self._siblings_calling(module, called):
+        own_only, caller = self._own_module_caller(key) if depth < _OWN_CALLERS_FOLLOWED else (False, None)
+        if own_only:
             # run only from its own module: the loops reach it through its one caller there
-            caller = self._own_caller(key, callers[module])
             if caller is not None:
                 yield from self._importer_analyses_calling(caller, depth + 1)
             return

@@ -650,13 +650,8 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         and (kept.loop is not store_loop or isinstance(kept, Accumulation))
         and _leaking(facts, function, kept) is not None
     }
-    # (and a state the training loop carries, reported as such: ``losses.append(smoothed)``
-    # with ``smoothed = avg_loss / (1 - beta ** n)`` of the carried ``avg_loss``; a rollout
-    # that never backwards keeps both, each reported)
-    carried = {
-        binding.key for loop, binding in carried_state(facts)
-        if binding.function is function and not binding.in_callee and loop.has_backward and store_loop in list(loop.enclosing())
-    }
+    by_key = bindings_by_key(function.bindings)
+    carried: Optional[set[str]] = None  # (made when first needed: it reads every loop's states)
     found = False
     for name in data_mentions(event.value_node):
         if name in sums:
@@ -664,19 +659,10 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
             # the list the inner loop fills is reported, ``.item()`` there leaves nothing attached)
             found = True  # (computed from the list the inner loop keeps, bound empty: ``sum(batch_loss)``)
             continue
-        bound = [binding for binding in function.bindings if binding.key == name and binding.seq < event.seq]
-        latest = max(bound, key=lambda binding: binding.seq) if bound else None
+        latest = reaching_binding(by_key, name, event.seq)
         if latest is None or not (latest.value.attached or latest.value.params):
             continue  # (a number, or a name the function does not bind)
         called = _called_function(latest.node.value, function) if type(latest.node) is cst.Assign else None
-        if name in carried:
-            found = True  # the carried state itself
-            continue
-        if carried and type(latest.node) is cst.Assign and data_mentions(latest.node.value) & carried and all(
-            name in carried or not _holds_a_graph_before(function, name, latest.seq) for name in data_mentions(latest.node.value)
-        ):
-            found = True  # computed from the carried state alone (and numbers)
-            continue
         if latest.fed_to_call and latest.value.attached and latest.loop is not None and latest.loop is not store_loop and (
             latest.loop.is_batch_loop and not latest.loop.over_layers and store_loop in list(latest.loop.enclosing())
         ):
@@ -687,15 +673,32 @@ def _records_a_leaking_sum(facts: FileFacts, function: Function, event: Held) ->
         ):
             found = True
             continue
+        if carried is None:
+            # a state the training loop carries, reported as such (a rollout that never
+            # backwards keeps both, each reported)
+            carried = {
+                binding.key for loop, binding in carried_state(facts)
+                if binding.function is function and not binding.in_callee and loop.has_backward and store_loop in list(loop.enclosing())
+            }
+        if name in carried or _computed_from_alone(by_key, latest, carried):
+            # (``losses.append(smoothed)`` with ``smoothed = avg_loss / (1 - beta ** n)`` of the
+            # carried ``avg_loss``)
+            found = True
+            continue
         return False  # something else attached is kept with it: reported for that
     return found
 
 
-def _holds_a_graph_before(function: Function, name: str, seq: int) -> bool:
-    """The latest binding of ``name`` before ``seq`` holds (or may hold) a graph."""
-    bound = [binding for binding in function.bindings if binding.key == name and binding.seq < seq]
-    latest = max(bound, key=lambda binding: binding.seq) if bound else None
-    return latest is not None and bool(latest.value.attached or latest.value.params)
+def _computed_from_alone(by_key: dict[str, list[Binding]], binding: Binding, keys: set[str]) -> bool:
+    """``binding`` assigns a value computed from ``keys`` and otherwise only from names that
+    hold no graph where it reads them (numbers, data)."""
+    if not keys or type(binding.node) is not cst.Assign:
+        return False
+    operands = data_mentions(binding.node.value)
+    return bool(operands & keys) and all(
+        operand in keys or (held := reaching_binding(by_key, operand, binding.seq)) is None or not (held.value.attached or held.value.params)
+        for operand in operands
+    )
 
 
 def _records_its_own_leaking_sum(facts: FileFacts, callee: Function, event: Store) -> bool:
@@ -985,12 +988,12 @@ def _reaching_bindings(function: Function, names: set[str], before: int, *, tran
     """The bindings (by ``id``) that ``names`` read at ``before`` in statement order, and with
     ``transitive`` the bindings those read in turn: a backward slice that tells two values of
     one name apart (the inner loop's ``loss`` and the task's ``loss``)."""
-    by_key = _by_key(function.bindings)
+    by_key = bindings_by_key(function.bindings)
     found: dict[int, Binding] = {}
     pending = [(name, before) for name in names]
     while pending:
         name, seq = pending.pop()
-        reaching = _reaching(by_key, name, seq)
+        reaching = reaching_binding(by_key, name, seq)
         if reaching is None or id(reaching) in found:
             continue
         found[id(reaching)] = reaching
@@ -999,14 +1002,15 @@ def _reaching_bindings(function: Function, names: set[str], before: int, *, tran
     return found
 
 
-def _by_key(bindings: list[Binding]) -> dict[str, list[Binding]]:
+def bindings_by_key(bindings: list[Binding]) -> dict[str, list[Binding]]:
+    """The bindings grouped by the name they bind (for ``reaching``)."""
     by_key: dict[str, list[Binding]] = {}
     for binding in bindings:
         by_key.setdefault(binding.key, []).append(binding)
     return by_key
 
 
-def _reaching(by_key: dict[str, list[Binding]], name: str, before: int) -> Optional[Binding]:
+def reaching_binding(by_key: dict[str, list[Binding]], name: str, before: int) -> Optional[Binding]:
     """The binding of ``name`` that a read at ``before`` sees: the last one before it."""
     earlier = [binding for binding in by_key.get(name, ()) if binding.seq < before]
     return max(earlier, key=lambda binding: binding.seq) if earlier else None
@@ -1427,7 +1431,7 @@ def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:
     start, but only through values without a graph: ``_, word = logits.max(1);
     step = embed(word).unsqueeze(1)`` gives each step's input a graph of its own (the
     embedding's), so nothing chains the iterations together."""
-    inside = _by_key([binding for binding in function.bindings if loop.contains(binding.seq)])
+    inside = bindings_by_key([binding for binding in function.bindings if loop.contains(binding.seq)])
     if key not in inside:
         return False
     last = max(inside[key], key=lambda binding: binding.seq)
@@ -1442,7 +1446,7 @@ def fed_back_only_as_data(function: Function, key: str, loop: Loop) -> bool:
                 continue
             seen.add(id(binding))
             for name in binding.mentions:
-                reaching = _reaching(inside, name, binding.seq)
+                reaching = reaching_binding(inside, name, binding.seq)
                 if reaching is not None:
                     pending.append(reaching)
                 elif name == key:

@@ -7,10 +7,11 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Function, GradReset
+from torchleak.analysis.facts import BackwardCall, FileFacts, Function, GradReset
 from torchleak.analysis import torch_knowledge as vocab
 from torchleak.analysis.flow import iter_statements, subtree
 from torchleak.analysis.names import last_identifier
+from torchleak.analysis.queries import bindings_by_key, reaching_binding
 from torchleak.analysis.values import Kind
 from torchleak.edits import code, line_holding
 from torchleak.rule import Clean, Edit, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -214,14 +215,13 @@ def _unreset_inputs(function: Function, call: BackwardCall, resets: list[GradRes
     cycle (double backpropagation)."""
     sources = function.sources_of(set(call.output_mentions))
     reset = {each.tensor for each in resets}
-    latest: dict[str, Binding] = {}
-    for binding in function.bindings:
-        # (what the name holds at the backward: ``y.requires_grad_()`` for a penalty, then
-        # ``y = y.detach()`` before the generator's backward, is no leaf there)
-        if binding.seq < call.seq and "." not in binding.key and binding.key in sources and binding.key not in reset:
-            if binding.key not in latest or binding.seq > latest[binding.key].seq:
-                latest[binding.key] = binding
-    return {key for key, binding in latest.items() if binding.value.leaf}
+    by_key = bindings_by_key(function.bindings)
+    # (what the name holds at the backward: ``y.requires_grad_()`` for a penalty, then
+    # ``y = y.detach()`` before the generator's backward, is no leaf there)
+    return {
+        key for key in sources
+        if "." not in key and key not in reset and (held := reaching_binding(by_key, key, call.seq)) is not None and held.value.leaf
+    }
 
 
 def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:

@@ -6,7 +6,7 @@ import ast
 import contextlib
 import gc
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Optional
@@ -368,15 +368,17 @@ def _findings(
                 return where.start.line + offset, where.start.column, where.end.line + offset, where.end.column
         return None
 
-    offer = None
+    offer: Optional[Callable[[Rule, Report], Optional[Offer]]] = None
     if fixes_for is not None:
         from torchleak.edits import offer_fix
 
         lines = fixes_for.splitlines()
         newline = "\r\n" if "\r\n" in fixes_for[: len(lines[0]) + 2 if lines else 0] else "\n"
 
-        def offer(rule: Rule, report: Report) -> Optional[Offer]:
+        def offer_for(rule: Rule, report: Report) -> Optional[Offer]:
             return offer_fix(rule, report, facts, lambda node: span(node, report.node), lambda n: lines[n - 1] if 0 < n <= len(lines) else "", newline)
+
+        offer = offer_for
 
     findings: dict[tuple[int, int, str], Finding] = {}
     with _phase(phases, "positions, messages, fixes"):

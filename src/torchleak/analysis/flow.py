@@ -2030,6 +2030,7 @@ class _FileContext:
     _strings: Optional[dict[str, Optional[str]]] = None
     _global_classes: dict[str, Optional[str]] = field(default_factory=dict)
     _setting_methods: dict[tuple[str, str], list[cst.FunctionDef]] = field(default_factory=dict)
+    _assignments_by_class: dict[str, dict[str, list[tuple[cst.FunctionDef, cst.BaseExpression]]]] = field(default_factory=dict)
     #: The classes of other modules a class of the file derives from (``PPO(OnPolicyAlgorithm)``).
     _imported_bases: dict[str, list[ClassSummary]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
@@ -2465,22 +2466,26 @@ class _FileContext:
             for value in passed
         )
 
-    def _attribute_assignments(self, cls: str, attribute: str) -> list[tuple[cst.FunctionDef, cst.BaseExpression]]:
-        """``(method, value)`` for each ``self.<attribute> = value`` in the class and its bases."""
-        found = []
-        for info in self.class_chain(cls):
-            for method in info.methods.values():
-                for statement in iter_statements(method.body.body):
-                    if type(statement) is not cst.SimpleStatementLine:
-                        continue
-                    for small in statement.body:
-                        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
+    def _attribute_assignments(self, cls: str, attribute: str) -> Sequence[tuple[cst.FunctionDef, cst.BaseExpression]]:
+        """``(method, value)`` for each ``self.<attribute> = value`` in the class and its bases;
+        every attribute's are gathered in one pass over the class, memoised per class (a class
+        is asked about each of its attributes, often)."""
+        by_attribute = self._assignments_by_class.get(cls)
+        if by_attribute is None:
+            by_attribute = self._assignments_by_class[cls] = {}
+            for info in self.class_chain(cls):
+                for method in info.methods.values():
+                    for statement in iter_statements(method.body.body):
+                        if type(statement) is not cst.SimpleStatementLine:
                             continue
-                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                        for node in targets:
-                            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" and node.attr.value == attribute:
-                                found.append((method, small.value))
-        return found
+                        for small in statement.body:
+                            if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
+                                continue
+                            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                            for node in targets:
+                                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                                    by_attribute.setdefault(node.attr.value, []).append((method, small.value))
+        return by_attribute.get(attribute, ())
 
     def imported_bases(self, cls: str) -> list[ClassSummary]:
         """The classes of other modules of the project that ``cls`` (of the file) and its bases

@@ -114,7 +114,7 @@ def _relative(path: Path, root: Path) -> Optional[str]:
         return None
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)  # (a large project asks for tens of thousands)
 def _module_file(name: str, directory: str, root: str, level: int) -> Optional[str]:
     """The project file (relative to ``root``) that ``import name`` (``level`` dots in front)
     loads from a file in ``directory``, or None when it is not one of the project's files."""

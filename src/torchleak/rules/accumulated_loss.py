@@ -11,7 +11,9 @@ from torchleak.analysis.flow import additive_terms, single_assign
 from torchleak.analysis.names import dotted
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
-from torchleak.analysis.queries import HANDED_TO, held_across_iterations, item_fix, returned_by_products, statement_text
+from torchleak.analysis.queries import (
+    HANDED_TO, bindings_by_key, held_across_iterations, item_fix, reaching_binding, returned_by_products, statement_text,
+)
 from torchleak.edits import accumulation_fix, evidence
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -410,10 +412,10 @@ def _a_model_output(facts: FileFacts, event: Accumulation) -> bool:
     """What the event sums is a name bound, last before it, from a forward call (``mu, sigma, h, c
     = model(x, idx, h, c)``): a model's output, not a loss, so ``.item()`` of it would raise."""
     name = dotted(event.value_node)
-    bound = [binding for binding in event.function.bindings if binding.key == name and binding.seq < event.seq]
-    if name is None or not bound:
+    bound = reaching_binding(bindings_by_key(event.function.bindings), name, event.seq) if name is not None else None
+    if bound is None:
         return False
-    assign = single_assign(max(bound, key=lambda binding: binding.seq).node)
+    assign = single_assign(bound.node)
     return assign is not None and type(assign.value) is cst.Call and id(assign.value) in facts.forward_calls
 
 

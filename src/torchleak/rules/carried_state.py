@@ -11,7 +11,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import Binding, FileFacts, Loop
 from torchleak.analysis import torch_knowledge as vocab
-from torchleak.analysis.flow import mentions, single_assign, subtree
+from torchleak.analysis.flow import mentions, single_assign
 from torchleak.analysis.names import last_identifier
 from torchleak.analysis.queries import (
     averaged_operand, bounded_by_each_call, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
@@ -546,8 +546,8 @@ def _argument_handed_to(binding: Binding, facts: FileFacts) -> cst.BaseExpressio
         return None
     given = call.args[0].value
     if type(given) is cst.Name and any(
-        type(loop) is cst.For and given.value in mentions(loop.target) and binding.key in mentions(loop.iter)
-        for loop in subtree(facts.module)
+        type(loop.node) is cst.For and given.value in loop.loop_targets and binding.key in mentions(loop.node.iter)
+        for loop in facts.loops
     ):
         # (``update_ema(params, self.master_params)`` in ``for rate, params in zip(rates,
         # self.ema_params)``: what it is given first is the state itself, updated in place)

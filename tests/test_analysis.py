@@ -12932,3 +12932,221 @@ class TestRoundThirtyNineShapes:
         # guard: the input's gradient set to None after its use breaks the cycle
         cleared = source.replace("        loss = (diff", "        data.grad = None\n        loss = (diff")
         assert cleared != source and lint_source(cleared) == []
+
+
+class TestRoundFortyShapes:
+    """Session 40: general causes behind the misses of blind rounds 42A and projects 42."""
+
+    def test_a_module_built_in_the_function_is_dropped_with_its_create_graph_grads(self):
+        # first-order MAML on a deep copy per task: zero_grad() runs before each inner backward,
+        # so the last one's .grad keeps its cycle, and the copy is dropped with it at each call
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import copy
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Learner:
+                def __init__(self):
+                    self.net = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
+
+                def adapt(self, x, y):
+                    inner = copy.deepcopy(self.net)
+                    opt = torch.optim.SGD(inner.parameters(), lr=0.1)
+                    for _ in range(3):
+                        opt.zero_grad()
+                        loss = F.mse_loss(inner(x), y)
+                        loss.backward(create_graph=True)
+                        opt.step()
+                    return F.mse_loss(inner(x), y).item()
+            """
+        )
+        findings = lint_source(source)
+        assert [(f.line, f.code) for f in findings] == [(17, "TLK302")]
+        assert "the parameters of inner" in findings[0].message
+        # guard: a reset after the backward breaks the cycle every step
+        reset = source.replace("            opt.step()\n", "            opt.step()\n            opt.zero_grad()\n")
+        assert lint_source(reset) == []
+        # guard: the model lives on (the caller's, reset at the next call's first step)
+        kept = source.replace("inner = copy.deepcopy(self.net)", "inner = self.net")
+        assert lint_source(kept) == []
+        # guard: the copy is handed back, with whatever its grads hold
+        returned = source.replace("return F.mse_loss(inner(x), y).item()", "return inner")
+        assert lint_source(returned) == []
+
+    def test_a_runner_hook_after_train_iter_gets_the_iteration_outputs_attached(self):
+        # mmengine calls Hook.after_train_iter(runner, batch_idx, data_batch, outputs) every
+        # iteration with parse_losses' log_vars, tensors that still hold their graph
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            from mmengine.hooks import Hook
+
+            class LossCurveHook(Hook):
+                def __init__(self):
+                    self.loss_curve = []
+
+                def after_train_iter(self, runner, batch_idx, data_batch=None, outputs=None):
+                    self.loss_curve.append(outputs["loss"])
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(9, "TLK102")]
+        # guard: a number kept
+        assert lint_source(source.replace('outputs["loss"])', 'outputs["loss"].item())')) == []
+        # guard: a function of that name, not a method a runner calls
+        plain = "def after_train_iter(outputs, curve):\n    curve.append(outputs['loss'])\n"
+        assert lint_source(plain) == []
+
+    def test_a_row_averaged_then_the_state_renormalised_is_one_carry_at_the_average(self):
+        # MoPro's prototypes: each row averaged with an attached feature in a helper, then the
+        # whole renormalised from itself; the fix (no_grad) goes where the graph comes in
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = nn.Linear(8, 4)
+                    self.register_buffer("prototypes", torch.zeros(3, 4))
+
+                def _update_prototypes(self, features, targets):
+                    for feat, label in zip(features, targets):
+                        self.prototypes[label] = self.prototypes[label] * 0.9 + 0.1 * feat
+                    self.prototypes = F.normalize(self.prototypes, p=2, dim=1)
+
+                def forward(self, x, y):
+                    q = self.encoder(x)
+                    self._update_prototypes(q, y)
+                    return q @ self.prototypes.t()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(14, "TLK103")]
+        # guard: under no_grad, nothing is carried
+        quiet = source.replace("    def _update_prototypes", "    @torch.no_grad()\n    def _update_prototypes")
+        assert lint_source(quiet) == []
+
+    def test_a_running_total_of_dict_entries_written_with_get_is_an_accumulation(self):
+        # wenet's epoch statistics: ``sums[name] = sums.get(name, 0) + value * n`` over the
+        # entries of a loss dict is a running total (TLK101, .item()), not a carried state
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self):
+                    self.model = nn.Linear(4, 1)
+                    self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+                    self.stats = {}
+
+                def fit(self, data):
+                    for x in data:
+                        loss_dict = {"loss": self.model(x).sum()}
+                        self.opt.zero_grad()
+                        loss_dict["loss"].backward()
+                        self.opt.step()
+                        for name, value in loss_dict.items():
+                            self.stats[name] = self.stats.get(name, 0) + value * 2
+            """
+        )
+        findings = lint_source(source)
+        assert [(f.line, f.code) for f in findings] == [(18, "TLK101")]
+        assert "value.item()" in findings[0].message and ".detach()" not in findings[0].message.split("(or")[0].split("accumulate")[0]
+        # guard: a moving average of a slot stays a carried state
+        moving = source.replace("self.stats.get(name, 0) + value * 2", "0.9 * self.stats[name] + 0.1 * value")
+        assert [f.code for f in lint_source(moving)] == ["TLK103"]
+
+    def test_a_helper_handing_a_meter_what_it_computes_is_fixed_in_the_helper(self):
+        # timm's logging helper reduces the loss and hands the result to the meter: the
+        # caller's loss is not what the meter keeps; the helper's local is
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            class AverageMeter:
+                def __init__(self):
+                    self.sum = 0
+                    self.count = 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+            def _reduce_for_log(loss, args):
+                if args.distributed:
+                    return loss.data.clone() / args.world_size
+                return loss
+
+            def _log_train_step(losses_m, loss, input, args):
+                reduced_loss = _reduce_for_log(loss, args)
+                losses_m.update(reduced_loss, input.size(0))
+
+            def train_one_epoch(model, loader, optimizer, loss_fn, args):
+                losses_m = AverageMeter()
+                for input, target in loader:
+                    loss = loss_fn(model(input), target)
+                    _log_train_step(losses_m, loss, input, args)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return losses_m.sum / losses_m.count
+            """
+        )
+        findings = lint_source(source)
+        assert [(f.line, f.code) for f in findings] == [(18, "TLK101")]
+        assert "reduced_loss.item()" in findings[0].message
+        # guard: a helper handing on its parameter as given is fixed at the call, as before
+        given = source.replace("losses_m.update(reduced_loss, input.size(0))", "losses_m.update(loss, input.size(0))")
+        assert [(f.line, f.code) for f in lint_source(given)] == [(24, "TLK101")]
+
+    def test_a_dict_handed_through_helpers_that_replace_its_entries_carries_nothing(self):
+        # wenet's info_dict: each helper writes this step's values into it (a fresh loss dict,
+        # numbers) and hands the same dict back; nothing is computed onto its old entries
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+
+            def tensor_to_scalar(x):
+                if torch.is_tensor(x):
+                    return x.item()
+                return x
+
+            def batch_forward(model, batch, info_dict):
+                info_dict["loss_dict"] = model(batch)
+                return info_dict
+
+            def batch_backward(info_dict):
+                loss = info_dict["loss_dict"]["loss"] / info_dict.get("accum_grad", 1)
+                loss.backward()
+                info_dict["loss_dict"]["loss"] = tensor_to_scalar(loss)
+                return info_dict
+
+            def train(model, loader, optimizer, configs):
+                info_dict = dict(configs)
+                for batch in loader:
+                    info_dict = batch_forward(model, batch, info_dict)
+                    info_dict = batch_backward(info_dict)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """
+        )
+        assert lint_source(source) == []
+        # guard: a helper that computes the next state from the old one's graph carries it
+        chained = source.replace(
+            '    info_dict["loss_dict"] = model(batch)\n',
+            '    info_dict["hidden"] = torch.tanh(info_dict["hidden"] + model(batch)["loss"])\n    info_dict["loss_dict"] = {"loss": info_dict["hidden"].sum()}\n',
+        )
+        assert [(f.line, f.code) for f in lint_source(chained)] == [(23, "TLK103")]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final, Optional
 
 from torchleak.analysis.prefilter import Plan, Segment, plan
 from torchleak.analysis.settings import Settings
-from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
+from torchleak.analysis.torch_knowledge import PER_BATCH_NAMES
 from torchleak.rule import Finding, Offer
 
 if TYPE_CHECKING:
@@ -174,17 +174,17 @@ def _check_source(
     if not codes:
         return Result()
     with _phase(phases, "pre-filter"):
-        scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods, MAX_NESTING)
+        scope = plan(source, tree, PER_BATCH_NAMES | settings.per_batch_methods, MAX_NESTING)
         if not scope.segments and scope.depth <= MAX_NESTING and settings.origin is not None:
             # (a subclass whose base, in another module, runs its methods per batch)
             hooks = _overridden_hooks(source, tree, settings)
             if hooks:
-                scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods | hooks, MAX_NESTING)
+                scope = plan(source, tree, PER_BATCH_NAMES | settings.per_batch_methods | hooks, MAX_NESTING)
         if not scope.segments and scope.depth <= MAX_NESTING and settings.origin is not None:
             # (a meter or logger class another module's training loop hands a graph, once)
             keepers = _helper_keepers(source, tree, settings)
             if keepers:
-                scope = plan(source, tree, PER_BATCH_METHODS | settings.per_batch_methods | keepers, MAX_NESTING)
+                scope = plan(source, tree, PER_BATCH_NAMES | settings.per_batch_methods | keepers, MAX_NESTING)
     if scope.depth > MAX_NESTING:
         return skipped(f"nested more than {MAX_NESTING} levels deep")
     if not scope.segments:
@@ -304,7 +304,7 @@ def _lint_by_components(
             record = findings_cache.read_components(slot)
         except Exception:  # a cache that cannot be used only costs time
             record = findings_cache.Record({}, {}, {})
-        parts = partition(tree, scope.segments, PER_BATCH_METHODS | settings.per_batch_methods, record.names)
+        parts = partition(tree, scope.segments, PER_BATCH_NAMES | settings.per_batch_methods, record.names)
         digests = [component_digest(parts, component) for component in parts.components]
     segments = scope.segments
     # (Every changed component is analysed, loops or not: in a project, a helper without a loop

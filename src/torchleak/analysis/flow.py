@@ -1246,13 +1246,26 @@ def _own_returns(definition: cst.FunctionDef) -> list[cst.Return]:
     return found
 
 
-def _returned_unchanged(function: Function, definition: cst.FunctionDef, parameters: Sequence[str]) -> frozenset[int]:
-    """The positions of parameters that ``definition`` never computes with: nothing is bound
-    from them, and a ``return`` names them only bare (``return best`` or ``return best, n``)."""
+def _returned_unchanged(
+    function: Function, definition: cst.FunctionDef, parameters: Sequence[str], values: Mapping[int, Value]
+) -> frozenset[int]:
+    """The positions of parameters that ``definition`` never computes a graph onto: nothing
+    attached is bound from them or written back into them (``info["loss"] = tensor_to_scalar(loss)``
+    after reading ``loss = info["loss"]`` writes a number), and a ``return`` names them only bare
+    (``return best`` or ``return best, n``): a caller's ``info = step(info)`` gets the same object
+    back, its entries replaced, not chained onto."""
     returns = [node.value for node in own_returns(definition) if node.value is not None]
     found = set()
     for index, name in enumerate(parameters):
-        if name.startswith("*") or name == "self" or function.flows_to.get(name):
+        if name.startswith("*") or name == "self":
+            continue
+        if not _written_without_its_graph(function, definition, name, values):
+            continue  # ``info["h"] = torch.tanh(info["h"] + model(x))``: computed onto, in an entry
+        if function.flows_to.get(name) and not (
+            # read into locals, yet handed back itself and nothing computed from it
+            any(_holds_bare(value, name) for value in returns)
+            and not any((function.derived_from({name}) - {name}) & mentions(value) for value in returns)
+        ):
             continue
         if any(binding.key == name and name in binding.mentions for binding in function.bindings):
             continue  # ``best.add_(x)`` or ``best = best * 0.9 + x``: computed onto
@@ -1288,6 +1301,24 @@ def _passes_no_graph(node: cst.CSTNode) -> bool:
     if type(node) is cst.Call:
         return type(node.func) is cst.Attribute and node.func.attr.value in vocab.DETACHING_METHODS
     return type(node) is cst.Attribute and node.attr.value in vocab.DETACHING_ATTRIBUTES
+
+
+def _written_without_its_graph(function: Function, definition: cst.FunctionDef, name: str, values: Mapping[int, Value]) -> bool:
+    """What flows out of the parameter ``name`` comes back into it, if at all, only as values
+    without graph: every assignment into its entries or attributes is of a number, a detached
+    value or something not computed from it; nothing is added into it in place."""
+    for node in subtree(definition.body):
+        if type(node) is cst.AugAssign and target_key(node.target) == name:
+            return False
+        if type(node) is not cst.Assign or not any(target_key(t.target) == name and type(t.target) is not cst.Name for t in node.targets):
+            continue
+        read = data_mentions(node.value)
+        if name not in read and name not in function.sources_of(read):
+            continue
+        value = values.get(id(node.value))
+        if value is None or not (value.detached or value.kind in (Kind.NUMBER, Kind.NONE)):
+            return False
+    return True
 
 
 def _holds_bare(value: cst.BaseExpression, name: str) -> bool:
@@ -1744,6 +1775,25 @@ def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Option
         operands = [term for term in additive_terms(where.value) if kept(term)]  # ``value * n``, whole
     operand = operands[0] if len(operands) == 1 else where.value
     return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
+
+
+def callee_hands_on_what_it_computes(callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
+    """The callee's own call handing a deeper keeper a local it computes from its arguments
+    (``losses_m.update(reduced_loss, n)`` after ``reduced_loss = _reduce_for_log(loss, args)``),
+    as an event of the callee's: the caller's argument is not what is kept, the local is."""
+    if callee is None or effect.where == callee.name:
+        return None
+    where = callee.effect_nodes.get(id(effect))
+    statement = where.body[0] if type(where) is cst.SimpleStatementLine and len(where.body) == 1 else where
+    call = statement.value if type(statement) is cst.Expr else None
+    if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    handed = call.args[0].value
+    if where is None or type(handed) is not cst.Name or stores_the_parameter(callee, handed):
+        return None
+    if not any(binding.key == handed.value and single_assign(binding.node) is not None for binding in callee.bindings):
+        return None  # (a loop's entry of what it is given, ``for key, value in observation.items()``, is not computed)
+    return Accumulation(where, 0, None, callee, call.func, effect.target, effect.method or "+=", handed, effect.value)
 
 
 def stores_the_parameter(callee: Function, stored: cst.BaseExpression) -> bool:
@@ -3074,7 +3124,7 @@ class _Walker:
         summary.returns = returns
         summary.parameters = tuple(self.parameters)
         if isinstance(self.function.node, cst.FunctionDef):
-            summary.returned_unchanged = _returned_unchanged(self.function, self.function.node, self.parameters)
+            summary.returned_unchanged = _returned_unchanged(self.function, self.function.node, self.parameters, self.values)
             summary.attribute_flows = tuple(_attribute_flows(self.function)) if self.function.cls is not None else ()
             summary.accumulated_parameters = _accumulated_and_returned(self.function, self.function.node, self.parameters)
             summary.retain_parameter = _retain_parameter(self.function, self.parameters)
@@ -3639,6 +3689,8 @@ class _Walker:
             loss_call = value.elements is None and self._is_unseen_loss_call(value_node)
             for index, element in enumerate(target.elements):
                 part = _unpacked(value, target.elements, index) if starred else value.element(index)
+                if value.elements is None and _holds_no_graph(value):
+                    part = DETACHED  # ``grad, = torch.autograd.grad(loss, x)``: as ``grad = ...[0]`` is
                 if loss_call and index > 0 and part.attached:
                     part = replace(part, state=State.UNKNOWN)
                 self._bind(element.value, value_node, part, statement, None if starred else index)
@@ -3969,7 +4021,8 @@ class _Walker:
         if self.function.summary.name.endswith("__init__"):
             return
         if fed and (value.attached or value.params):
-            self._effect(Effect("carry", f"self.{attribute}", value, self.function.name))
+            if not self._rewritten_from_its_carry(f"self.{attribute}", statement):
+                self._effect(Effect("carry", f"self.{attribute}", value, self.function.name))
         elif value.params - {0} and not value.attached:
             # ``def update_state(self, hidden): self.hidden = hidden``: the object keeps what it is
             # given; a carry at a call whose argument came out of a forward given the object.
@@ -3981,6 +4034,14 @@ class _Walker:
         elif (value.detached or value.kind is Kind.NONE) and not any(f"self.{attribute}" in guard for guard in self.guards):
             # (one guarded by a test of the attribute itself builds it once, lazily: no reset per call)
             self._effect(Effect("reset", f"self.{attribute}", value, self.function.name))
+
+    def _rewritten_from_its_carry(self, key: str, statement: cst.CSTNode) -> bool:
+        """``self.prototypes = F.normalize(self.prototypes)`` computed from the state alone, after
+        this function already carried a graph into it: no graph of its own, and the fix of that
+        carry fixes it (one finding, where the graph comes in; as a call site applies it)."""
+        return _only_rescales(statement, key, self.context.aliases) and any(
+            effect.kind == "carry" and effect.target == key for effect in self.function.summary.effects
+        )
 
     def _folds_in_a_graph(self, value_node: cst.BaseExpression, key: str) -> bool:
         """Some operand of the elements ``value_node`` rebuilds ``key`` from, other than ``key``'s
@@ -4295,6 +4356,10 @@ class _Walker:
         if container.kind is Kind.TENSOR and (value.attached or value.params) and self._tensor_slot_blend(target, key, value_node, value):
             if value.attached:
                 self.env[key] = replace(container, state=State.ATTACHED)
+            elif value.params:
+                # in a summary, the tensor now holds what the arguments give: ``self.prototypes =
+                # F.normalize(self.prototypes)`` after a row is averaged with one is no reset
+                self.env[key] = replace(container, params=container.params | value.params, state=State.UNKNOWN if container.detached else container.state)
             return
         if container.kind is Kind.TENSOR and (value.attached or value.params):
             # ``queue[:, ptr] = feats``: a write into a tensor keeps a link to what was written
@@ -4370,7 +4435,9 @@ class _Walker:
                 self._effect(Effect("accumulate", outside, value, self.function.name, DECAYING_SUM if moving else "+="))
             return True
         attached = [leaf for leaf in leaves if leaf not in same and self.values.get(id(leaf), UNKNOWN).attached]
-        if any(self._is_loss_like(leaf) for leaf in attached):
+        # a loss folded in, or a plain running total (``sums[k] = sums.get(k, 0) + v * n``, as
+        # ``sums[k] += v * n`` is): an accumulation; a slot that scales its own old value is an average
+        if attached and (any(self._is_loss_like(leaf) for leaf in attached) or not decays_itself(statement, key)):
             self._accumulation(statement, target, key, "=", attached[0], self.values[id(attached[0])])
         else:
             # (``self.shadow[k] = new.clone()`` of an average computed just before: made there)
@@ -4815,9 +4882,11 @@ class _Walker:
         # calling ``self.compute_objectives``), overridden here.
         hook = self.context.imported_method(cls, name) if cls is not None and self.context.imports_from_project else None
         hook = hook if hook is not None and hook.per_batch_hook and not no_grad else None
+        # (a runner's per-iteration hook, ``after_train_iter``: only a method, and only with grad)
+        runner_hook = vocab.PER_BATCH_HOOKS.get(name, frozenset()) if cls is not None and not no_grad else frozenset()
         per_batch = (
             name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere or forward_hook or batch_callback
-            or hook is not None
+            or hook is not None or bool(runner_hook)
         )
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
@@ -4890,6 +4959,10 @@ class _Walker:
                 walker.env[key] = replace(given, params=frozenset({index}))
             else:
                 walker.env[key] = parameter(index)
+        for param in params:
+            if param.name.value in runner_hook:
+                # what the runner hands the hook: the iteration's losses, attached
+                walker.env[param.name.value] = Value(State.ATTACHED, Kind.CONTAINER)
         positional = [p for p in (*node.params.posonly_params, *node.params.params)]
         if forward_hook and positional:
             # ``hook(module, inputs, output)``: run by a module's forward pass, with its output
@@ -5069,9 +5142,7 @@ class _Walker:
                 # its objects, whose methods the call on it runs (or one of a list of modules,
                 # ``hidden_activations[i]``)
                 return join(*container.elements)
-            if container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN) and not (
-                container.elements and any(element.records_graph for element in container.elements)
-            ):
+            if _holds_no_graph(container):
                 return DETACHED  # nothing in a value without graph carries one (``batches[i]["x"]`` of randn)
             if literal is not None:
                 return container.entry(literal)  # (of a parameter: that entry of what the caller gives)
@@ -6262,7 +6333,9 @@ class _Walker:
         if construct:
             return UNKNOWN
         returns = summary.returns
-        if summary.tensor_returns is not None and summary.tensor_parameter is not None and bound.get(summary.tensor_parameter, UNKNOWN).kind is Kind.TENSOR:
+        guarded = bound.get(summary.tensor_parameter, UNKNOWN) if summary.tensor_parameter is not None else UNKNOWN
+        if summary.tensor_returns is not None and (guarded.kind is Kind.TENSOR or guarded.kind is Kind.UNKNOWN and guarded.attached):
+            # (a value of unknown kind that holds a graph is a tensor: ``loss / accum_grad``)
             returns = summary.tensor_returns  # ``to_float(loss)``: the ``if torch.is_tensor(x): return x.item()`` branch
         result = substitute(returns, bound)
         if summary.returned_attributes and not result.attached and result.kind in (Kind.NUMBER, Kind.TENSOR, Kind.UNKNOWN) and type(node.func) is cst.Attribute:
@@ -6752,7 +6825,7 @@ class _Walker:
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
                 if inner_sum is None and effect.value.params and self._fix_goes_in_callee(node, callee, effect):
-                    inner_sum = callee_sum_of_argument(callee, effect)
+                    inner_sum = callee_sum_of_argument(callee, effect) or callee_hands_on_what_it_computes(callee, effect)
                 if inner_sum is not None and callee is not None:
                     # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
                     # step method): report it there, where ``.item()`` goes.
@@ -7304,7 +7377,11 @@ _TENSOR_METHODS = frozenset(
     {"to", "cuda", "cpu", "float", "half", "double", "view", "reshape", "permute", "transpose",
      "squeeze", "unsqueeze", "contiguous", "flatten", "sum", "mean", "max", "min", "clone",
      "expand", "repeat", "split", "chunk", "softmax", "log_softmax", "sigmoid", "tanh", "exp",
-     "log", "abs", "pow", "norm", "type_as", "masked_fill", "gather", "index_select", "t"}
+     "log", "abs", "pow", "norm", "type_as", "masked_fill", "gather", "index_select", "t",
+     # (elementwise and reducing ones whose names no module or helper takes: ``grad.sign()`` in
+     # a PGD step is not a model because its result reaches the next forward)
+     "sign", "clamp", "sqrt", "rsqrt", "neg", "square", "reciprocal", "cumsum", "prod", "std", "var",
+     "argmax", "argmin", "topk", "flip", "roll", "narrow"}
 )
 #: Method names too common to resolve by name alone to the one class of the file defining them.
 _COMMON_METHODS = frozenset(
@@ -7484,6 +7561,14 @@ def _rebuilt_from_its_elements(node: cst.BaseExpression, key: str) -> bool:
             for element in node.elements  # type: ignore[attr-defined]
         )
     return False
+
+
+def _holds_no_graph(container: Value) -> bool:
+    """A container (or a value of unknown kind) without graph: nothing taken out of it carries
+    one, whether indexed (``batches[i]["x"]``) or unpacked (``grad, = torch.autograd.grad(...)``)."""
+    return container.detached and container.kind in (Kind.CONTAINER, Kind.UNKNOWN, Kind.TUPLE) and not (
+        container.elements and any(element.records_graph for element in container.elements)
+    )
 
 
 def _root_key(node: cst.BaseExpression) -> Optional[str]:

@@ -42,7 +42,7 @@ from torchleak.analysis.facts import FileFacts, Function
 from torchleak.analysis.names import dotted
 from torchleak.analysis.components import Partition, partition, segment_at
 from torchleak.analysis.prefilter import Segment, all_segments, called_under_no_grad, is_no_grad_block, computes_what_it_keeps, plan
-from torchleak.analysis.torch_knowledge import PER_BATCH_METHODS
+from torchleak.analysis.torch_knowledge import PER_BATCH_NAMES
 from torchleak.analysis.settings import Origin, Settings
 from torchleak.analysis.summaries import (
     ClassSummary,
@@ -949,7 +949,7 @@ class ProjectIndex:
         only then)."""
         kept = self._prefiltered.get(module)
         if kept is None:
-            kept = self._prefiltered[module] = bool(plan(source, tree, PER_BATCH_METHODS | self.settings.per_batch_methods, sys.maxsize).segments)
+            kept = self._prefiltered[module] = bool(plan(source, tree, PER_BATCH_NAMES | self.settings.per_batch_methods, sys.maxsize).segments)
         return kept
 
     def importers_calling(self, key: str) -> list[FileFacts]:
@@ -1270,7 +1270,7 @@ class ProjectIndex:
         if read is not None:
             source, tree = read
             segments = all_segments(source, tree)
-            cut = partition(tree, segments, PER_BATCH_METHODS | self.settings.per_batch_methods)
+            cut = partition(tree, segments, PER_BATCH_NAMES | self.settings.per_batch_methods)
             segment_component = {position: index for index, component in enumerate(cut.components) for position in component.segments}
             defined: dict[str, list[int]] = {}
             for statement in tree.body:

@@ -1479,7 +1479,10 @@ def unrolled_per_outer_iteration(
     if not loop.has_backward:
         return False
     fresh_before = any(
-        other.seq < loop.start and not other.value.attached and (loop.parent is None or loop.parent.contains(other.seq))
+        # (without graph, or made anew from something else: ``fast_weights = [p - lr * g for g, p
+        # in zip(grad, net.parameters())]``, the first step of each task's unroll)
+        other.seq < loop.start and (not other.value.attached or key not in other.mentions and not other.fed_to_call)
+        and (loop.parent is None or loop.parent.contains(other.seq))
         for other in rebinds
     )
     parent = loop.parent

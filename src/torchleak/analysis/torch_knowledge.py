@@ -18,6 +18,14 @@ from typing import Final
 #: ``Trainer``'s ``compute_loss``/``training_step``), and ``forward``.
 PER_BATCH_METHODS: Final = frozenset({"training_step", "train_step", "training_step_end", "forward", "compute_loss"})
 
+#: Hooks a framework's runner calls once per training iteration, by name, with the parameters
+#: that hold that iteration's outputs still attached: mmengine's ``Hook.after_train_iter(runner,
+#: batch_idx, data_batch, outputs)`` gets the ``log_vars`` of ``BaseModel.parse_losses`` (tensors
+#: its message hub converts with ``.item()``; a hook that keeps them keeps every iteration's graph).
+PER_BATCH_HOOKS: Final = {"after_train_iter": frozenset({"outputs"})}
+#: Every name a framework runs once per batch: what the pre-filter keeps, as it keeps loops.
+PER_BATCH_NAMES: Final = PER_BATCH_METHODS | frozenset(PER_BATCH_HOOKS)
+
 #: Lightning runs these under ``torch.no_grad()`` / ``inference_mode()`` itself.
 NO_GRAD_METHODS: Final = frozenset(
     {"validation_step", "test_step", "predict_step", "validation_step_end", "test_step_end"}

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 import libcst as cst
 
-from torchleak.analysis.facts import BackwardCall, FileFacts, Function, GradReset
+from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Function, GradReset
 from torchleak.analysis import torch_knowledge as vocab
-from torchleak.analysis.flow import iter_statements, subtree
-from torchleak.analysis.names import last_identifier
+from torchleak.analysis.flow import iter_statements, mentions, subtree
+from torchleak.analysis.names import dotted, last_identifier
 from torchleak.analysis.queries import bindings_by_key, reaching_binding
 from torchleak.analysis.values import Kind
 from torchleak.edits import code, line_holding
@@ -173,11 +173,18 @@ class BackwardCreateGraph(Rule):
                         continue
                 resets = _resets_after(function, call)
                 inputs = _unreset_inputs(function, call, resets)
-                if resets and not inputs:
+                dropped = _dropped_with_grads(function, call, resets) if resets and not inputs else None
+                if resets and not inputs and dropped is None:
                     continue
                 if inputs:
                     name = sorted(inputs)[0]
                     fields = {"cycle": f"{name} and {name}.grad (zero_grad() resets only parameters)", "grads": f"{name}.grad"}
+                elif dropped is not None:
+                    fields = {
+                        "cycle": f"the parameters of {dropped} and their .grad, left set by the last backward "
+                        f"({dropped} is built in {function.name} and dropped at its end; zero_grad() runs only before each backward)",
+                        "grads": f"{dropped}'s grads",
+                    }
                 else:
                     fields = {"cycle": "each parameter and its .grad", "grads": "the grads"}
                 argument = code(call.create_graph).strip().rstrip(",").strip()
@@ -222,6 +229,48 @@ def _unreset_inputs(function: Function, call: BackwardCall, resets: list[GradRes
         key for key in sources
         if "." not in key and key not in reset and (held := reaching_binding(by_key, key, call.seq)) is not None and held.value.leaf
     }
+
+
+def _dropped_with_grads(function: Function, call: BackwardCall, resets: list[GradReset]) -> str | None:
+    """A module built in ``function`` (``inner_net = copy.deepcopy(self.meta_net)``, ``Model()``)
+    whose forward the backward differentiates, when every reset runs before the backward (at the
+    top of each step) and the module never leaves the function: its last gradients keep their
+    cycle, and the module is dropped with it at every call (measured: one network per call)."""
+    if any(reset.seq > call.seq for reset in resets):
+        return None
+    by_key = bindings_by_key(function.bindings)
+    sources = function.sources_of(set(call.output_mentions))
+    for key in sorted(sources):
+        held = reaching_binding(by_key, key, call.seq)
+        if "." in key or held is None or held.value.kind is not Kind.MODULE or not _built_here(held):
+            continue
+        if not _leaves_function(function, key):
+            return key
+    return None
+
+
+def _built_here(binding: Binding) -> bool:
+    """The binding makes a new module: a copy of one, or a class's constructor (not a helper's
+    result, which may hand back a model that lives on)."""
+    statement = binding.node.body[0] if type(binding.node) is cst.SimpleStatementLine and len(binding.node.body) == 1 else binding.node
+    value = statement.value if type(statement) is cst.Assign else None
+    if type(value) is not cst.Call:
+        return False
+    callee = dotted(value.func) or ""
+    return callee.rsplit(".", 1)[-1] == "deepcopy" or binding.value.cls is not None or callee.startswith(("nn.", "torch.nn."))
+
+
+def _leaves_function(function: Function, key: str) -> bool:
+    """``key`` is returned (not only a number computed from it), stored anywhere but a plain
+    local, or handed to a call as itself."""
+    for node in subtree(function.node):
+        if type(node) is cst.Return and node.value is not None and key in mentions(node.value, through_detach=False):
+            return True
+        if type(node) is cst.Assign and key in mentions(node.value) and any(type(t.target) is not cst.Name for t in node.targets):
+            return True
+        if type(node) is cst.Call and any(type(arg.value) is cst.Name and arg.value.value == key for arg in node.args):
+            return True
+    return False
 
 
 def _is_optimizer(facts: FileFacts, node: cst.BaseExpression) -> bool:

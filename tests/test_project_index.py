@@ -1858,3 +1858,67 @@ def test_a_helper_its_own_module_runs_from_the_one_call_of_another_is_reported_t
     project._INDEXES.clear()
     found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "train_util.py:16:17: TLK102" in found and "resample.py:24:13" not in found, found
+
+
+def test_a_closure_in_a_method_reads_its_self_and_an_imported_class_is_no_method(tmp_path: Path) -> None:
+    # StyleGAN2 (lucidrains): ``EMA(self)`` defines ``update_moving_average`` inside itself, which
+    # calls ``self.ema_updater.update_average`` of an ``EMA`` class imported from helpers.py
+    # (the bare name ``EMA(0.995)`` in ``__init__`` is that class, not the method ``self.EMA``);
+    # the copy_ outside no_grad carries every step's graph into the average's weights
+    write(tmp_path, {
+        "setup.cfg": "",
+        "helpers.py": """
+            class EMA:
+                def __init__(self, beta):
+                    self.beta = beta
+
+                def update_average(self, old, new):
+                    return old * self.beta + (1 - self.beta) * new
+        """,
+        "networks.py": """
+            import copy
+            import torch.nn as nn
+            from helpers import EMA
+
+            class GAN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.G = nn.Linear(4, 4)
+                    self.GE = copy.deepcopy(self.G)
+                    for p in self.GE.parameters():
+                        p.requires_grad_(False)
+                    self.ema_updater = EMA(0.995)
+
+                def EMA(self):
+                    def update_moving_average(ma_model, current_model):
+                        for current, ma in zip(current_model.parameters(), ma_model.parameters()):
+                            ma.copy_(self.ema_updater.update_average(ma, current))
+
+                    update_moving_average(self.GE, self.G)
+        """,
+        "train.py": """
+            import torch
+            from networks import GAN
+
+            def main(batches):
+                gan = GAN()
+                opt = torch.optim.Adam(gan.G.parameters())
+                for x in batches:
+                    loss = gan.G(x).sum()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    gan.EMA()
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "train.py:13:9: TLK103" in found, found
+    # the fix named is the helper's no_grad (a module has no .detach())
+    assert "under torch.no_grad() in update_moving_average" in found and ".detach()" not in found, found
+    # guard: the helper's update under no_grad carries nothing
+    write(tmp_path, {"networks.py": (tmp_path / "networks.py").read_text().replace(
+        "                ma.copy_(", "                with torch.no_grad():\n                    ma.copy_(").replace(
+        "import copy\n", "import copy\nimport torch\n")})
+    project._INDEXES.clear()
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "TLK103" not in found, found

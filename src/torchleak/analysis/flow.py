@@ -4963,6 +4963,13 @@ class _Walker:
             if param.name.value in runner_hook:
                 # what the runner hands the hook: the iteration's losses, attached
                 walker.env[param.name.value] = Value(State.ATTACHED, Kind.CONTAINER)
+        top = self.context.def_tops.get(id(node))
+        if cls is None and type(top) is cst.ClassDef and "self" not in walker.env and top.name.value in self.context.classes:
+            # a closure defined in a method (``def update_moving_average(ma, cur):`` inside
+            # ``EMA(self)``) reads the method's ``self``: an object of that class
+            enclosing = self._instance_of(top.name.value)
+            if enclosing is not None:
+                walker.env["self"] = enclosing
         positional = [p for p in (*node.params.posonly_params, *node.params.params)]
         if forward_hook and positional:
             # ``hook(module, inputs, output)``: run by a module's forward pass, with its output
@@ -5381,6 +5388,8 @@ class _Walker:
                     return plain[-1]
                 if func.value in self.env or func.value in self.parameters:
                     return None  # ``act = hidden_activation if ... else ...; act()``: a local, not ``Agent.act``
+                if self.context.aliases.binds(func.value):
+                    return None  # ``EMA(0.995)`` of ``from .helpers import EMA`` beside a method ``EMA``: the import
                 return definitions[-1]
             instance = self._instance_call(func)
             if instance is None and func.value in self.parameters and self._lookup(func.value).kind is Kind.UNKNOWN:
@@ -6865,6 +6874,9 @@ class _Walker:
                     self._binding(
                         statement, key, value, mentions(node), fed=True, via=via, helper=_fixed_in_imported(summary, effect, callee),
                         retained_in=summary.key if callee is None and summary.module and summary.retains and effect.kind == "carry" else "",
+                        # (updated in place by another module's helper, a module's weights among
+                        # them: nothing to detach here, the fix is no_grad in that helper)
+                        in_callee=effect.where if callee is None and effect.method in vocab.IN_PLACE_UPDATES else "",
                     )
                 self.env[key] = value
 

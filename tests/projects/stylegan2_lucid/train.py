@@ -15,7 +15,7 @@ def run_training(model_args, num_images, num_train_steps, seed=42):
     for _ in range(num_train_steps - model.steps):
         for attempt in range(3):   # retry_call(model.train, tries=3, exceptions=NanException)
             try:
-                model.train()
+                model.train()  # known-false: TLK103 (the author marked this leak at another line: networks.py:329, the EMA helper's copy_, which the message names)
                 break
             except NanException:
                 continue

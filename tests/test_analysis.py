@@ -13150,3 +13150,37 @@ class TestRoundFortyShapes:
             '    info_dict["hidden"] = torch.tanh(info_dict["hidden"] + model(batch)["loss"])\n    info_dict["loss_dict"] = {"loss": info_dict["hidden"].sum()}\n',
         )
         assert [(f.line, f.code) for f in lint_source(chained)] == [(23, "TLK103")]
+
+    def test_a_moving_average_of_dict_slots_read_with_get_is_carried_and_never_detached_whole(self):
+        # ``ema[k] = 0.9 * ema.get(k, 0) + 0.1 * x`` scales the slot's old value (read with .get):
+        # a carried state, TLK103; its advice and fix never call .detach() on the dict itself
+        from torchleak.engine import check_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self):
+                    self.model = nn.Linear(4, 4)
+                    self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+                    self.ema = {}
+
+                def fit(self, data):
+                    for x in data:
+                        out = self.model(x)
+                        loss = out.sum()
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+                        for k in range(2):
+                            self.ema[k] = 0.9 * self.ema.get(k, 0) + 0.1 * out.mean()
+            """
+        )
+        result = check_source(source, fixes=True)
+        assert [(f.line, f.code) for f in result.findings] == [(19, "TLK103")]
+        assert "self.ema.detach()" not in result.findings[0].message and result.findings[0].fix is None
+        # guard: a running total written the same way is an accumulation
+        total = source.replace("0.9 * self.ema.get(k, 0) + 0.1 * out.mean()", "self.ema.get(k, 0) + out.mean()")
+        assert [f.code for f in check_source(total).findings] == ["TLK101"]

@@ -1486,7 +1486,11 @@ def decaying_increment(value: cst.BaseExpression, target: str) -> bool:
     """A term of ``value`` scales the target's own value: ``avg += (1 - d) * (x - avg)`` (or
     ``avg = d * avg + (1 - d) * x``) is a moving average rather than a running total."""
     return any(
-        type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and target in data_mentions(term)
+        type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide) and (
+            target in data_mentions(term)
+            # (a slot's old value read with ``.get``: ``ema[k] = 0.9 * ema.get(k, 0) + 0.1 * x``)
+            or any(type(node) is cst.Call and _reads_entry_of(node, target) for node in subtree(term))
+        )
         for term in additive_terms(value)
     )
 

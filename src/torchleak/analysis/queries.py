@@ -2340,9 +2340,21 @@ def state_kind(binding: Binding) -> Kind:
         (assign := single_assign(other.node)) is not None and type(assign.value) in (cst.List, cst.ListComp) for other in others
     ):
         return Kind.CONTAINER  # a list of tensors (fast weights), never a dict
+    if written_by_slot(binding):
+        return Kind.UNKNOWN  # ``stats[k] = ...``: what a slot holds is not what ``stats`` is (a dict has no .detach())
     if Kind.TENSOR in kinds and kinds <= {Kind.TENSOR, Kind.UNKNOWN}:
         return Kind.TENSOR
     return Kind.UNKNOWN
+
+
+def written_by_slot(binding: Binding) -> bool:
+    """Some statement of the function writes one entry of the state (``stats[k] = ...``): the
+    state is a container whose shape the bindings (of its entries) do not show."""
+    for other in binding.function.bindings:
+        assign = single_assign(other.node) if other.key == binding.key else None
+        if assign is not None and any(type(t.target) is cst.Subscript and dotted(t.target.value) == binding.key for t in assign.targets):
+            return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from torchleak.analysis.flow import mentions, single_assign
 from torchleak.analysis.names import last_identifier
 from torchleak.analysis.queries import (
     averaged_operand, bounded_by_each_call, carried_where_fixed, detach_statement, folded_operand, history_keeping_reset, item_fix, papered_by_a_retain,
-    statement_text, sums_into_itself, uncalled_reset,
+    statement_text, sums_into_itself, uncalled_reset, written_by_slot,
 )
 from torchleak.edits import accumulation_fix, evidence, state_fix_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -464,6 +464,8 @@ class CarriedState(Rule):
             return None  # the edit is not a detach at the top of this loop
         if uncalled_reset(facts, loop, binding.key) is not None:
             return None  # the class's own reset, called by the training loop, is the fix
+        if written_by_slot(binding):
+            return None  # a dict or list of states: no one-line detach fits it
         return carried_state_fix(facts, loop, binding)
 
 

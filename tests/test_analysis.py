@@ -13184,3 +13184,91 @@ class TestRoundFortyShapes:
         # guard: a running total written the same way is an accumulation
         total = source.replace("0.9 * self.ema.get(k, 0) + 0.1 * out.mean()", "self.ema.get(k, 0) + out.mean()")
         assert [f.code for f in check_source(total).findings] == ["TLK101"]
+
+    def test_a_sum_two_calls_down_is_reported_in_the_helper_that_sums(self):
+        # Hugging Face's distiller: the loop calls ``self.step``, which computes the loss and hands
+        # it to ``_update_loss_stats`` (``self.total_loss_epoch += loss``); the loop's other helper
+        # that backwards (``self.train_epoch()`` from ``train``) does not differentiate the sum
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Distiller:
+                def __init__(self, student, loader):
+                    self.student = student
+                    self.dataloader = loader
+                    self.optimizer = torch.optim.AdamW(student.parameters(), lr=1e-3)
+                    self.total_loss_epoch = 0
+                    self.n_iter = 0
+
+                def train_epoch(self):
+                    for batch in self.dataloader:
+                        self.step(batch)
+                    return {"avg": f"{self.total_loss_epoch / self.n_iter:.2f}"}
+
+                def train(self, epochs):
+                    for _ in range(epochs):
+                        self.train_epoch()
+                        self.total_loss_epoch = 0
+
+                def step(self, batch):
+                    loss = self.student(batch).pow(2).mean()
+                    self._update_loss_stats(loss)
+                    self.optimize(loss)
+                    self.n_iter += 1
+
+                def _update_loss_stats(self, loss):
+                    self.total_loss_epoch += loss
+
+                def optimize(self, loss):
+                    loss.backward()
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+            """
+        )
+        findings = lint_source(source)
+        assert [(f.line, f.code) for f in findings] == [(30, "TLK101")]
+        assert "accumulate loss.item() here" in findings[0].message
+        # guard: a number summed
+        assert lint_source(source.replace("self.total_loss_epoch += loss\n", "self.total_loss_epoch += loss.item()\n")) == []
+
+    def test_float_of_a_kept_sum_is_a_number(self):
+        # litgpt's RunningMean.compute returns float(self.sum / count): what a caller records of
+        # it is a number, whatever the sum holds (the sum itself is reported where it is made)
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+
+            class RunningMean:
+                def __init__(self):
+                    self.sum = 0.0
+                    self.count = 0
+
+                def update(self, value):
+                    self.sum = self.sum + value
+                    self.count += 1
+
+                def compute(self):
+                    return float(self.sum / max(self.count, 1))
+
+            def fit(model, optimizer, batches, metrics):
+                running = RunningMean()
+                for x in batches:
+                    loss = model(x).mean()
+                    loss.backward()
+                    running.update(loss)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    metrics.append({"loss": running.compute()})
+            """
+        )
+        assert [f.code for f in lint_source(source)] == ["TLK101"]
+        # guard: the mean itself, kept, holds the sum's graph
+        kept = source.replace("return float(self.sum / max(self.count, 1))", "return self.sum / max(self.count, 1)")
+        assert sorted(f.code for f in lint_source(kept)) == ["TLK101", "TLK102"]
+

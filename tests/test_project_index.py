@@ -1922,3 +1922,59 @@ def test_a_closure_in_a_method_reads_its_self_and_an_imported_class_is_no_method
     project._INDEXES.clear()
     found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "TLK103" not in found, found
+
+
+def test_what_a_renderer_returns_from_closures_calling_the_field_it_is_given_holds_a_graph(tmp_path: Path) -> None:
+    # nerfacc's examples/utils.py: render_image_with_occgrid(radiance_field, ...) calls the field
+    # inside closures it hands to the sampler, so it runs the field's forward; the rgb it returns,
+    # fed to an AverageMeter through a PSNR in train.py, keeps every step's graph
+    write(tmp_path, {
+        "setup.cfg": "",
+        "utils.py": """
+            class AverageMeter:
+                def __init__(self):
+                    self.sum = 0
+                    self.count = 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+            def march(rays, rgb_sigma_fn):
+                return rgb_sigma_fn(rays)
+
+            def render_image(radiance_field, rays, render_bkgd=None):
+                def rgb_sigma_fn(positions):
+                    return radiance_field(positions)
+
+                rgb = march(rays, rgb_sigma_fn)
+                return rgb, rgb.sum(), render_bkgd
+        """,
+        "train.py": """
+            import math
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            from utils import AverageMeter, render_image
+
+            def main(batches):
+                radiance_field = nn.Linear(3, 3)
+                optimizer = torch.optim.Adam(radiance_field.parameters())
+                train_psnr = AverageMeter()
+                for rays, pixels in batches:
+                    rgb, acc, depth = render_image(radiance_field, rays)
+                    loss = F.smooth_l1_loss(rgb, pixels)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    psnr = -10.0 * torch.log(F.mse_loss(rgb, pixels)) / math.log(10.0)
+                    train_psnr.update(psnr, n=len(pixels))
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "train.py:19:9: TLK101" in found, found
+    # guard: the PSNR as a number
+    write(tmp_path, {"train.py": (tmp_path / "train.py").read_text().replace("train_psnr.update(psnr,", "train_psnr.update(psnr.item(),")})
+    project._INDEXES.clear()
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "TLK101" not in found, found

@@ -1297,8 +1297,10 @@ def _returned_attributes(function: Function, definition: cst.FunctionDef) -> fro
 
 
 def _passes_no_graph(node: cst.CSTNode) -> bool:
-    """``x.detach()``, ``x.ge(t)``, ``x.shape``: no graph comes out of it."""
+    """``x.detach()``, ``x.ge(t)``, ``x.shape``, ``float(x)``: no graph comes out of it."""
     if type(node) is cst.Call:
+        if type(node.func) is cst.Name:
+            return node.func.value in vocab.TO_NUMBER  # ``return float(out)``: a Python number
         return type(node.func) is cst.Attribute and node.func.attr.value in vocab.DETACHING_METHODS
     return type(node) is cst.Attribute and node.attr.value in vocab.DETACHING_ATTRIBUTES
 
@@ -3503,7 +3505,12 @@ class _Walker:
                 self._block(_body(node.finalbody.body))
         elif type(node) is cst.FunctionDef:
             self.local_names.add(node.name.value)
-            self.walk_function(node, inherited_no_grad=self.no_grad)
+            inner = self.walk_function(node, inherited_no_grad=self.no_grad)
+            for call in self.context.body(node).calls:
+                # a closure calling this function's parameter (``radiance_field(positions, dirs)``
+                # in an ``rgb_sigma_fn`` handed to a renderer) calls it for this function
+                if type(call.func) is cst.Name and call.func.value in self.parameters and call.func.value not in inner.summary.parameters:
+                    self.called_parameters.add(self.parameters.index(call.func.value))
         elif type(node) is cst.ClassDef:
             for statement in _body(node.body):
                 if type(statement) is cst.FunctionDef:
@@ -6368,8 +6375,14 @@ class _Walker:
                 self.called_parameters.add(self.parameters.index(argument_node.value))  # (handed on to a helper that calls it)
         if returns.state is State.UNKNOWN and returns.params and any(bound.get(index, UNKNOWN).kind is Kind.MODULE for index in summary.called_parameters):
             # ``odeint(func, y0)`` given a module: what it computes from its arguments went through
-            # that module's forward (``rk4_step`` calling ``func(t, y)``)
+            # that module's forward (``rk4_step`` calling ``func(t, y)``), each element not known
+            # otherwise too (a renderer's ``rgb, acc, depth`` from closures calling the field)
             result = result.with_state(State.ATTACHED)
+            if result.elements is not None:
+                result = replace(result, elements=tuple(
+                    element.with_state(State.ATTACHED) if element.state is State.UNKNOWN and element.kind not in (Kind.NUMBER, Kind.NONE) else element
+                    for element in result.elements
+                ))
         if (summary.no_grad or self._grad_switched_off(node, summary)) and result.state is not State.DETACHED:
             result = result.with_state(State.DETACHED)
         if summary.module and summary.runs_forward and result.attached:
@@ -6845,7 +6858,7 @@ class _Walker:
                     self._locate(inner_sum.node)
                     self.function.accumulations.append(replace(
                         inner_sum, seq=self.context.next_seq(), loop=self.loop, function=self.function, key=key, value=value, via=via,
-                        in_callee=callee.name if effect.value.params else "",
+                        in_callee=callee.name if effect.value.params else inner_sum.in_callee,
                     ))
                     top = self.context.def_tops.get(id(callee.node))
                     if top is not None:
@@ -6936,6 +6949,10 @@ class _Walker:
             where = callee.effect_nodes.get(id(effect))
             inside = {id(node) for node in subtree(where)} if where is not None else set()
             given = next((event for event in callee.accumulations if id(event.node) in inside), None)
+            if given is None:
+                # (or the deeper helper's own sum that the callee's call of it was reported at:
+                # ``self.total_loss_epoch += loss`` in ``_update_loss_stats``, called by ``step``)
+                given = next((event for event in callee.accumulations if event.in_callee == effect.where and event.key == effect.target), None)
             if given is not None:
                 return given
             deeper = [function for function in self.context.facts.functions if function.name == effect.where]

@@ -213,7 +213,10 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
         sources = function.sources_of(function.backward_mentions)
         if any(same(source) for source in sources):
             return True
-        if "." in key and _read_back_through_accessors(facts, attribute, sources):
+        # (a helper that backwards inside, ``self.train_epoch()``, is called, not read: what its
+        # own result holds is not differentiated by that call)
+        helpers = {dotted(call.node.func) for call in function.backwards if call.kind == "call" and type(call.node) is cst.Call}
+        if "." in key and _read_back_through_accessors(facts, attribute, sources - helpers):
             return True
     return False
 

@@ -13272,3 +13272,51 @@ class TestRoundFortyShapes:
         kept = source.replace("return float(self.sum / max(self.count, 1))", "return self.sum / max(self.count, 1)")
         assert sorted(f.code for f in lint_source(kept)) == ["TLK101", "TLK102"]
 
+
+    def test_a_helper_handing_a_keeper_a_value_it_computes_from_its_argument_is_fixed_in_the_helper(self):
+        # TRL's ORPO trainer: ``_record_preference_stats`` converts three statistics with .item()
+        # and hands the fourth, ``torch.mean(ratio)``, to the metrics buffer as a tensor; its one
+        # call gives it ``ratio``, which the loss needs: the fix is the helper's line
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            from collections import defaultdict
+
+            class Metrics:
+                def __init__(self):
+                    self.values = defaultdict(list)
+
+                def add(self, key, value):
+                    self.values[key].append(value)
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.metrics = Metrics()
+                    self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def _record(self, pos, ratio):
+                    self.metrics.add("pos", torch.mean(pos).item())
+                    self.metrics.add("ratio", torch.mean(ratio))
+
+                def compute_loss(self, x):
+                    pos = self.model(x)
+                    ratio = torch.log(torch.sigmoid(pos))
+                    loss = (pos - ratio).mean()
+                    self._record(pos, ratio)
+                    return loss
+
+                def train(self, batches):
+                    for x in batches:
+                        loss = self.compute_loss(x)
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(20, "TLK102")]
+        # guard: the parameter handed on as given (or repacked) is fixed at the call, as before
+        given = source.replace('self.metrics.add("ratio", torch.mean(ratio))', 'self.metrics.add("ratio", list(ratio))')
+        assert [(f.line, f.code) for f in lint_source(given)] == [(26, "TLK102")]

@@ -1783,23 +1783,33 @@ def callee_sum_of_argument(callee: Optional[Function], effect: Effect) -> Option
     return Accumulation(where, 0, None, callee, target, effect.target, "=", operand, effect.value)
 
 
-def callee_hands_on_what_it_computes(callee: Optional[Function], effect: Effect) -> Optional[Accumulation]:
-    """The callee's own call handing a deeper keeper a local it computes from its arguments
-    (``losses_m.update(reduced_loss, n)`` after ``reduced_loss = _reduce_for_log(loss, args)``),
-    as an event of the callee's: the caller's argument is not what is kept, the local is."""
-    if callee is None or effect.where == callee.name:
+def callee_hands_on_what_it_computes(callee: Optional[Function], effect: Effect) -> Optional[tuple[cst.CSTNode, cst.Call, cst.BaseExpression]]:
+    """The callee's own call handing a deeper keeper something it computes from its arguments
+    (``losses_m.update(reduced_loss, n)`` after ``reduced_loss = _reduce_for_log(loss, args)``;
+    ``self.metrics.add("log_odds_ratio", torch.mean(ratio))``): that statement, the call and the
+    argument. The caller's argument is not what is kept, so the fix (``.item()``) goes there.
+    None for a parameter handed on as given, or a loop's entry of one."""
+    if callee is None or effect.where == callee.name or not effect.value.params:
         return None
     where = callee.effect_nodes.get(id(effect))
     statement = where.body[0] if type(where) is cst.SimpleStatementLine and len(where.body) == 1 else where
     call = statement.value if type(statement) is cst.Expr else None
-    if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None or call.args[0].star:
+    if where is None or type(call) is not cst.Call:
         return None
-    handed = call.args[0].value
-    if where is None or type(handed) is not cst.Name or stores_the_parameter(callee, handed):
+    given = {callee.summary.parameters[index] for index in effect.value.params if index < len(callee.summary.parameters)}
+    assigned = {binding.key for binding in callee.bindings if single_assign(binding.node) is not None}
+    handed = [
+        arg.value for arg in call.args
+        if arg.star == "" and (data_mentions(arg.value) & given or type(arg.value) is cst.Name and arg.value.value in assigned)
+    ]
+    if len(handed) != 1:
         return None
-    if not any(binding.key == handed.value and single_assign(binding.node) is not None for binding in callee.bindings):
-        return None  # (a loop's entry of what it is given, ``for key, value in observation.items()``, is not computed)
-    return Accumulation(where, 0, None, callee, call.func, effect.target, effect.method or "+=", handed, effect.value)
+    value = handed[0]
+    if type(value) is cst.Name and (stores_the_parameter(callee, value) or value.value not in assigned):
+        return None  # (as given, or a loop's entry of what it is given: ``for key, value in observation.items()``)
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in vocab.PASSING_BUILTINS:
+        return None  # ``list(local_losses)``: what it was given, repacked
+    return where, call, value
 
 
 def stores_the_parameter(callee: Function, stored: cst.BaseExpression) -> bool:
@@ -6785,6 +6795,13 @@ class _Walker:
                 self.env[key] = value
                 continue
             inner = self._callee_store(callee, effect) if not effect.value.params or self._fix_goes_in_callee(node, callee, effect) else None
+            if effect.kind == "store" and inner is None and callee is not None and self._fix_goes_in_callee(node, callee, effect) and (
+                handed_on := callee_hands_on_what_it_computes(callee, effect)
+            ) is not None:
+                # (what the helper computes from what it is given and hands to a keeper:
+                # ``self.metrics.add("log_odds_ratio", torch.mean(ratio))``, fixed there)
+                hands_at, hands_with, handed = handed_on
+                inner = Store(hands_at, 0, None, callee, hands_with.func, effect.target, effect.method or "store", handed, effect.value, frozenset({"<call>"}))
             if effect.kind == "store" and inner is not None and callee is not None:
                 # The callee computes what it stores (``buffer.logprobs.append(dist.log_prob(a))``):
                 # report it there, where ``no_grad`` or ``.detach()`` goes.
@@ -6851,7 +6868,10 @@ class _Walker:
             elif effect.kind == "accumulate":
                 inner_sum = self._callee_accumulation(callee, effect) if not effect.value.params else None
                 if inner_sum is None and effect.value.params and self._fix_goes_in_callee(node, callee, effect):
-                    inner_sum = callee_sum_of_argument(callee, effect) or callee_hands_on_what_it_computes(callee, effect)
+                    inner_sum = callee_sum_of_argument(callee, effect)
+                    if inner_sum is None and callee is not None and (handed_on := callee_hands_on_what_it_computes(callee, effect)) is not None:
+                        hands_at, hands_with, handed = handed_on
+                        inner_sum = Accumulation(hands_at, 0, None, callee, hands_with.func, effect.target, effect.method or "+=", handed, effect.value)
                 if inner_sum is not None and callee is not None:
                     # The callee sums what it computes itself (``self.stats["loss"] += total`` in a
                     # step method): report it there, where ``.item()`` goes.

@@ -1,0 +1,2 @@
+from skrl.memories.torch.base import Memory
+from skrl.memories.torch.random import RandomMemory

@@ -1,0 +1,1 @@
+from skrl.resources.schedulers.torch.kl_adaptive import KLAdaptiveLR

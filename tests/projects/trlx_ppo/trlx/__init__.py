@@ -1,0 +1,1 @@
+from .trlx import train

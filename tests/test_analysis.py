@@ -13320,3 +13320,77 @@ class TestRoundFortyShapes:
         # guard: the parameter handed on as given (or repacked) is fixed at the call, as before
         given = source.replace('self.metrics.add("ratio", torch.mean(ratio))', 'self.metrics.add("ratio", list(ratio))')
         assert [(f.line, f.code) for f in lint_source(given)] == [(26, "TLK102")]
+
+    def test_a_value_in_the_else_branch_of_a_tensor_test_holds_no_graph(self):
+        # xmuda's MetricLogger.update: ``value = v.item()`` for tensors, ``value = v`` otherwise;
+        # the meter then sums numbers only, whatever the training loop hands the logger
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            from collections import defaultdict
+
+            class AverageMeter:
+                def __init__(self):
+                    self.sum = 0.0
+
+                def update(self, value):
+                    self.sum += value
+
+            class MetricLogger:
+                def __init__(self):
+                    self.meters = defaultdict(AverageMeter)
+
+                def update(self, **kwargs):
+                    for k, v in kwargs.items():
+                        if isinstance(v, torch.Tensor):
+                            value = v.item()
+                        else:
+                            value = v
+                        self.meters[k].update(value)
+
+            def train(model, optimizer, batches, logger):
+                for x in batches:
+                    loss = model(x).mean()
+                    logger.update(loss=loss)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+            train(torch.nn.Linear(2, 1), None, [], MetricLogger())
+            """
+        )
+        assert lint_source(source) == []  # (at the session's start: TLK101 at ``self.meters[k].update(value)``)
+
+    def test_a_function_returning_a_call_of_a_repeated_derivative_helper_feeds_the_loss(self):
+        # a PINN's diff(y, xs) chains autograd.grad(create_graph=True) over the variables it is
+        # given and returns the result; heat() returns diff(...) directly, and the residual is
+        # backwarded: the chain is the derivative, not a state carried across batches
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+
+            def diff(y, xs):
+                grad = y
+                for x in xs:
+                    grad = torch.autograd.grad(grad, x, grad_outputs=torch.ones_like(grad), create_graph=True)[0]
+                return grad
+
+            def heat(u, x, t):
+                return diff(u, [t]) - 0.1 * diff(u, [x, x])
+
+            def train(model, optimizer, batches):
+                for x, t in batches:
+                    x.requires_grad_(True)
+                    t.requires_grad_(True)
+                    u = model(torch.cat([x, t], dim=1))
+                    loss = heat(u, x, t).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """
+        )
+        assert lint_source(source) == []

@@ -3492,10 +3492,17 @@ class _Walker:
             if no_grad_in_else is not None:
                 # ``if param.requires_grad: ... else: s_param.copy_(param)``: no graph there
                 self.env[no_grad_in_else] = DETACHED_TENSOR
+            not_tensor = self._tested_as_tensor(node.test) if node.orelse is not None else None
+            held_before_not_tensor = self.env.get(not_tensor) if not_tensor is not None else None
+            if not_tensor is not None:
+                # ``if isinstance(v, torch.Tensor): value = v.item() else: value = v``: no tensor there
+                self.env[not_tensor] = NUMBER
             if type(node.orelse) is cst.If:
                 self._statement(node.orelse)
             elif node.orelse is not None:
                 self._block(_body(node.orelse.body))
+            if not_tensor is not None:
+                self._restore_narrowed({not_tensor: held_before_not_tensor}, (NUMBER,))
             if no_grad_in_else is not None:
                 self._restore_narrowed({no_grad_in_else: held_before_else}, (DETACHED_TENSOR,))
             if trains_in == "body":
@@ -4452,13 +4459,17 @@ class _Walker:
             # In a summary: ``self.sums[k] = self.sums.get(k, 0) + v * n`` accumulates its argument.
             outside = self._outside_target(key)
             if outside is not None and not self._in_batch_loop():
-                moving = decays_itself(statement, key) and not _weighted_by_a_count(statement, self.function.node)
+                # (or averaged in a local first: ``new = mu * x + (1 - mu) * self.shadow[k]`` before
+                # ``self.shadow[k] = new.clone()``)
+                decays = decays_itself(statement, key) or computed is not None and decaying_increment(computed.value, key)
+                moving = decays and not _weighted_by_a_count(statement, self.function.node)
                 self._effect(Effect("accumulate", outside, value, self.function.name, DECAYING_SUM if moving else "+="))
             return True
         attached = [leaf for leaf in leaves if leaf not in same and self.values.get(id(leaf), UNKNOWN).attached]
         # a loss folded in, or a plain running total (``sums[k] = sums.get(k, 0) + v * n``, as
         # ``sums[k] += v * n`` is): an accumulation; a slot that scales its own old value is an average
-        if attached and (any(self._is_loss_like(leaf) for leaf in attached) or not decays_itself(statement, key)):
+        running_total = computed is None and all(_reads_slot(leaf, target) for leaf in same) and not decays_itself(statement, key)
+        if attached and (any(self._is_loss_like(leaf) for leaf in attached) or running_total):
             self._accumulation(statement, target, key, "=", attached[0], self.values[id(attached[0])])
         else:
             # (``self.shadow[k] = new.clone()`` of an average computed just before: made there)
@@ -4735,6 +4746,19 @@ class _Walker:
                         self._binding(node, key, self.env[key], mentions(scaled))
         self._block(_body(node.body))
         self.no_grad = saved
+
+    def _tested_as_tensor(self, test: cst.BaseExpression) -> Optional[str]:
+        """The name ``isinstance(x, torch.Tensor)`` or ``torch.is_tensor(x)`` tests: in the test's
+        else branch it is no tensor, so it holds no graph."""
+        if type(test) is not cst.Call or not test.args:
+            return None
+        called = self.context.aliases.qualify(test.func)
+        if called == "torch.is_tensor" and len(test.args) == 1:
+            return dotted(test.args[0].value)
+        if type(test.func) is cst.Name and test.func.value == "isinstance" and len(test.args) == 2:
+            if self.context.aliases.qualify(test.args[1].value) in ("torch.Tensor", "torch.nn.Parameter"):
+                return dotted(test.args[0].value)
+        return None
 
     def _narrowed_to_data(self, test: cst.BaseExpression) -> list[str]:
         """Names a test proves to be a numpy array or a Python number (``isinstance(x,

@@ -262,7 +262,9 @@ def _built_here(binding: Binding) -> bool:
 
 def _leaves_function(function: Function, key: str) -> bool:
     """``key`` is returned (not only a number computed from it), stored anywhere but a plain
-    local, or handed to a call as itself."""
+    local, or handed to a call as itself. (Not ``escape.uses``: what is computed from the module,
+    its parameters handed to an optimizer or its query gradients returned, may leave; the module
+    and the ``.grad`` it holds do not.)"""
     for node in subtree(function.node):
         if type(node) is cst.Return and node.value is not None and key in mentions(node.value, through_detach=False):
             return True

@@ -337,6 +337,9 @@ class FileFacts:
     module_classes: set[str] = field(default_factory=set)
     #: ``id`` of the calls that run a forward pass (directly or in a helper): a new graph each time.
     forward_calls: set[int] = field(default_factory=set)
+    #: ``id`` of each call written in a ``return`` -> the function returning it (made once, when
+    #: a query first asks which functions hand a callee's result on).
+    returned_calls: Optional[dict[int, str]] = None
     #: Functions of the file whose results another module of the project backwards (asked
     #: only when a finding depends on it: the project index reads the importers then).
     backwarded_by_importers: Container[str] = frozenset()

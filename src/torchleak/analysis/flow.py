@@ -1256,15 +1256,19 @@ def _returned_unchanged(
     back, its entries replaced, not chained onto."""
     returns = [node.value for node in own_returns(definition) if node.value is not None]
     found = set()
+    writes: Optional[list[tuple[str, cst.CSTNode]]] = None  # (made once, only for a parameter handed back)
     for index, name in enumerate(parameters):
         if name.startswith("*") or name == "self":
             continue
-        if not _written_without_its_graph(function, definition, name, values):
-            continue  # ``info["h"] = torch.tanh(info["h"] + model(x))``: computed onto, in an entry
+        handed_back = any(_holds_bare(value, name) for value in returns)
+        if handed_back:
+            if writes is None:
+                writes = _writes_into_names(definition)
+            if not _written_without_its_graph(function, name, writes, values):
+                continue  # ``info["h"] = torch.tanh(info["h"] + model(x))``: computed onto, in an entry
         if function.flows_to.get(name) and not (
             # read into locals, yet handed back itself and nothing computed from it
-            any(_holds_bare(value, name) for value in returns)
-            and not any((function.derived_from({name}) - {name}) & mentions(value) for value in returns)
+            handed_back and not any((function.derived_from({name}) - {name}) & mentions(value) for value in returns)
         ):
             continue
         if any(binding.key == name and name in binding.mentions for binding in function.bindings):
@@ -1305,15 +1309,33 @@ def _passes_no_graph(node: cst.CSTNode) -> bool:
     return type(node) is cst.Attribute and node.attr.value in vocab.DETACHING_ATTRIBUTES
 
 
-def _written_without_its_graph(function: Function, definition: cst.FunctionDef, name: str, values: Mapping[int, Value]) -> bool:
+def _writes_into_names(definition: cst.FunctionDef) -> list[tuple[str, cst.CSTNode]]:
+    """(name, statement) for each assignment into an entry or attribute of a name, or augmented
+    assignment to it, in ``definition``."""
+    found: list[tuple[str, cst.CSTNode]] = []
+    for node in subtree(definition.body):
+        if type(node) is cst.AugAssign:
+            key = target_key(node.target)
+            if key is not None:
+                found.append((key, node))
+        elif type(node) is cst.Assign:
+            for target in node.targets:
+                key = target_key(target.target) if type(target.target) is not cst.Name else None
+                if key is not None:
+                    found.append((key, node))
+    return found
+
+
+def _written_without_its_graph(function: Function, name: str, writes: list[tuple[str, cst.CSTNode]], values: Mapping[int, Value]) -> bool:
     """What flows out of the parameter ``name`` comes back into it, if at all, only as values
     without graph: every assignment into its entries or attributes is of a number, a detached
     value or something not computed from it; nothing is added into it in place."""
-    for node in subtree(definition.body):
-        if type(node) is cst.AugAssign and target_key(node.target) == name:
-            return False
-        if type(node) is not cst.Assign or not any(target_key(t.target) == name and type(t.target) is not cst.Name for t in node.targets):
+    for key, node in writes:
+        if key != name:
             continue
+        if type(node) is cst.AugAssign:
+            return False
+        assert type(node) is cst.Assign
         read = data_mentions(node.value)
         if name not in read and name not in function.sources_of(read):
             continue

@@ -282,11 +282,13 @@ def _returned_on_closure(facts: FileFacts, found: set[str]) -> set[str]:
         if resolved and key is not None and _flows_into_returned(function, key)
     ]
     # (and calls written in a ``return`` itself: ``return diff(u, [t]) - alpha * diff(u, [x, x])``)
-    returned_calls = {
-        id(node): function.name for function in facts.functions if type(function.node) is cst.FunctionDef
-        for statement in own_returns(function.node) if statement.value is not None
-        for node in subtree(statement.value) if type(node) is cst.Call
-    }
+    if facts.returned_calls is None:
+        facts.returned_calls = {
+            id(node): function.name for function in facts.functions if type(function.node) is cst.FunctionDef
+            for statement in own_returns(function.node) if statement.value is not None
+            for node in subtree(statement.value) if type(node) is cst.Call
+        }
+    returned_calls = facts.returned_calls
     returning += [(returned_calls[site.call_id], site.callee) for site in facts.call_sites if site.call_id in returned_calls]
     grown = True
     while grown:

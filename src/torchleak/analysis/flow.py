@@ -3514,7 +3514,7 @@ class _Walker:
             if no_grad_in_else is not None:
                 # ``if param.requires_grad: ... else: s_param.copy_(param)``: no graph there
                 self.env[no_grad_in_else] = DETACHED_TENSOR
-            not_tensor = self._tested_as_tensor(node.test) if node.orelse is not None else None
+            not_tensor = self._tensor_test(node.test) if node.orelse is not None else None
             held_before_not_tensor = self.env.get(not_tensor) if not_tensor is not None else None
             if not_tensor is not None:
                 # ``if isinstance(v, torch.Tensor): value = v.item() else: value = v``: no tensor there
@@ -4768,19 +4768,6 @@ class _Walker:
                         self._binding(node, key, self.env[key], mentions(scaled))
         self._block(_body(node.body))
         self.no_grad = saved
-
-    def _tested_as_tensor(self, test: cst.BaseExpression) -> Optional[str]:
-        """The name ``isinstance(x, torch.Tensor)`` or ``torch.is_tensor(x)`` tests: in the test's
-        else branch it is no tensor, so it holds no graph."""
-        if type(test) is not cst.Call or not test.args:
-            return None
-        called = self.context.aliases.qualify(test.func)
-        if called == "torch.is_tensor" and len(test.args) == 1:
-            return dotted(test.args[0].value)
-        if type(test.func) is cst.Name and test.func.value == "isinstance" and len(test.args) == 2:
-            if self.context.aliases.qualify(test.args[1].value) in ("torch.Tensor", "torch.nn.Parameter"):
-                return dotted(test.args[0].value)
-        return None
 
     def _narrowed_to_data(self, test: cst.BaseExpression) -> list[str]:
         """Names a test proves to be a numpy array or a Python number (``isinstance(x,
@@ -6840,8 +6827,9 @@ class _Walker:
                     self._binding(statement, key, value, mentions(node), via=via)
                 self.env[key] = value
                 continue
-            inner = self._callee_store(callee, effect) if not effect.value.params or self._fix_goes_in_callee(node, callee, effect) else None
-            if effect.kind == "store" and inner is None and callee is not None and self._fix_goes_in_callee(node, callee, effect) and (
+            fixed_in_callee = bool(effect.value.params) and self._fix_goes_in_callee(node, callee, effect)
+            inner = self._callee_store(callee, effect) if not effect.value.params or fixed_in_callee else None
+            if effect.kind == "store" and inner is None and callee is not None and fixed_in_callee and (
                 handed_on := callee_hands_on_what_it_computes(callee, effect)
             ) is not None:
                 # (what the helper computes from what it is given and hands to a keeper:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, Binding, FileFacts, Function, GradReset
 from torchleak.analysis import torch_knowledge as vocab
-from torchleak.analysis.flow import iter_statements, mentions, subtree
+from torchleak.analysis.flow import iter_statements, mentions, single_assign, subtree
 from torchleak.analysis.names import dotted, last_identifier
 from torchleak.analysis.queries import bindings_by_key, reaching_binding
 from torchleak.analysis.values import Kind
@@ -252,8 +252,8 @@ def _dropped_with_grads(function: Function, call: BackwardCall, resets: list[Gra
 def _built_here(binding: Binding) -> bool:
     """The binding makes a new module: a copy of one, or a class's constructor (not a helper's
     result, which may hand back a model that lives on)."""
-    statement = binding.node.body[0] if type(binding.node) is cst.SimpleStatementLine and len(binding.node.body) == 1 else binding.node
-    value = statement.value if type(statement) is cst.Assign else None
+    assign = single_assign(binding.node)
+    value = assign.value if assign is not None else None
     if type(value) is not cst.Call:
         return False
     callee = dotted(value.func) or ""

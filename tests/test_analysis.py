@@ -13394,3 +13394,440 @@ class TestRoundFortyShapes:
             """
         )
         assert lint_source(source) == []
+
+
+class TestRoundFortyOneShapes:
+    """Session 41: general causes behind misses and false findings on the blind projects."""
+
+    def test_every_entry_of_a_dict_rewritten_in_a_loop_over_its_keys_holds_what_was_written(self):
+        # tianshou's offpolicy_trainer: for k in losses.keys(): losses[k] = stat[k].get()
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            class MovAvg:
+                def __init__(self):
+                    self.cache = []
+
+                def add(self, x):
+                    if isinstance(x, torch.Tensor):
+                        x = x.detach().item()
+                    self.cache.append(float(x))
+                    return self.get()
+
+                def get(self):
+                    return sum(self.cache) / max(len(self.cache), 1)
+
+            def train(model, optimizer, batches):
+                stat = {"loss": MovAvg(), "td": MovAvg()}
+                history = []
+                for x, y in batches:
+                    q = model(x)
+                    loss = F.mse_loss(q, y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    losses = {"loss": loss.item(), "td": (y - q).abs().mean()}
+                    for k in losses.keys():
+                        stat[k].add(losses[k])
+                        losses[k] = stat[k].get()
+                    history.append(losses)
+                return history
+            """
+        )
+        assert lint_source(source) == []
+        # guard: without the rewrite, the attached entry is kept
+        kept = source.replace("        losses[k] = stat[k].get()\n", "")
+        assert [f.code for f in lint_source(kept)] == ["TLK102"]
+        # guard: a rewrite under a condition leaves the other entries as they were
+        some = source.replace("        losses[k] = stat[k].get()\n", "        if k == 'loss':\n                losses[k] = stat[k].get()\n")
+        assert [f.code for f in lint_source(some)] == ["TLK102"]
+
+    def test_a_callable_attribute_runs_the_function_its_init_parameter_defaults_to(self):
+        # pfrl's PPO: __init__(..., batch_states=batch_states) then self.batch_states(...) builds
+        # the states from the environment's data: no module, nothing attached
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def batch_states(states, device):
+                return torch.stack([torch.as_tensor(s, dtype=torch.float32) for s in states]).to(device)
+
+            class RunningNorm(torch.nn.Module):
+                def __init__(self, size):
+                    super().__init__()
+                    self.register_buffer("mean", torch.zeros(size))
+
+                def experience(self, x):
+                    self.mean += 0.01 * (x.mean(0) - self.mean)
+
+            class Agent:
+                def __init__(self, model, optimizer, normalizer, batch_states=batch_states):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.normalizer = normalizer
+                    self.batch_states = batch_states
+
+                def update(self, dataset):
+                    states = self.batch_states([d["state"] for d in dataset], "cpu")
+                    self.normalizer.experience(states)
+                    loss = F.mse_loss(self.model(states).squeeze(1), torch.tensor([d["ret"] for d in dataset]))
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+
+            def train(agent, datasets):
+                for dataset in datasets:
+                    agent.update(dataset)
+            """
+        )
+        assert lint_source(source) == []
+        # guard: the running mean of the model's output is carried with its graph
+        fed = source.replace("self.normalizer.experience(states)", "self.normalizer.experience(self.model(states))")
+        assert [f.code for f in lint_source(fed)] == ["TLK103"]
+
+    def test_an_attribute_dict_built_from_keywords_holds_each_keyword_value(self):
+        # tianshou's Batch: __init__(**kwargs) stores each into self.__dict__; the policy's
+        # forward returns Batch(logits=logits, state=h), and learn averages its logits
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+
+            class Batch:
+                def __init__(self, batch_dict=None, **kwargs):
+                    if batch_dict is not None:
+                        kwargs = {**batch_dict, **kwargs}
+                    for k, v in kwargs.items():
+                        self.__dict__[k] = v
+
+            class DQN(nn.Module):
+                def __init__(self, model, optim):
+                    super().__init__()
+                    self.model = model
+                    self.optim = optim
+                    self._q_scale = torch.tensor(1.0)
+
+                def forward(self, obs):
+                    logits, h = self.model(obs)
+                    return Batch(logits=logits, state=h, act=logits.argmax(1))
+
+                def learn(self, batch):
+                    self.optim.zero_grad()
+                    logits = self(batch["obs"]).logits
+                    self._q_scale = 0.99 * self._q_scale + 0.01 * logits.abs().mean()
+                    loss = F.mse_loss(logits.max(1)[0], batch["ret"])
+                    loss.backward()
+                    self.optim.step()
+
+            def train(policy, batches):
+                for b in batches:
+                    policy.learn(b)
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(27, "TLK103")]
+        # guard: the action field, an argmax, holds no graph
+        act = source.replace("0.01 * logits.abs().mean()", "0.01 * self(batch['obs']).act.float().mean()")
+        assert lint_source(act) == []
+
+    def test_a_running_sum_backwarded_every_iteration_is_a_state_the_retain_papers_over(self):
+        # DeepCTR-Torch: self.reg_loss = self.reg_loss + reg, total = loss + self.reg_loss,
+        # total.backward(retain_graph=True): each backward walks every earlier batch's graph
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            def fit(model, batches):
+                optim = torch.optim.SGD(model.parameters(), lr=0.1)
+                reg_loss = torch.zeros((1,))
+                for x, y in batches:
+                    y_pred = model(x)
+                    optim.zero_grad()
+                    loss = F.mse_loss(y_pred, y)
+                    reg_loss = reg_loss + y_pred.abs().sum()
+                    total_loss = loss + reg_loss
+                    total_loss.backward(retain_graph=True)
+                    optim.step()
+            """
+        )
+        findings = lint_source(source)
+        assert [(f.line, f.code) for f in findings] == [(14, "TLK202")]
+        assert "reg_loss = reg_loss.detach()" in findings[0].message
+        assert "raises" not in findings[0].message  # (a sum saves no weight a step changes: it grows)
+        # guard: the sum started afresh each batch holds one graph; the retain is then unneeded
+        fresh = source.replace("        y_pred = model(x)\n", "        y_pred = model(x)\n        reg_loss = torch.zeros((1,))\n")
+        assert fresh != source
+        assert [f.code for f in lint_source(fresh)] == ["TLK201"]
+
+    def test_a_stored_value_that_callers_read_only_detached_is_not_backwarded_through_the_buffer(self):
+        # philtabor's actor-critic: the buffer keeps the attached log-prob; learn() samples the
+        # buffer and uses the stored log-probs only detached, so nothing differentiates them
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.distributions import Categorical
+
+            class ReplayBuffer:
+                def __init__(self, size):
+                    self.size, self.cntr = size, 0
+                    self.states = torch.zeros(size, 8)
+                    self.log_probs = torch.zeros(size)
+
+                def store(self, state, log_prob):
+                    index = self.cntr % self.size
+                    self.states[index] = state
+                    self.log_probs[index] = log_prob
+                    self.cntr += 1
+
+                def sample(self, n):
+                    batch = torch.randint(0, min(self.cntr, self.size), (n,))
+                    return self.states[batch], self.log_probs[batch]
+
+            class Agent:
+                def __init__(self):
+                    self.net = nn.Linear(8, 3)
+                    self.opt = torch.optim.Adam(self.net.parameters())
+                    self.memory = ReplayBuffer(64)
+
+                def act(self, obs):
+                    dist = Categorical(logits=self.net(obs))
+                    action = dist.sample()
+                    return action, dist.log_prob(action)
+
+                def learn(self):
+                    states, old_log_probs = self.memory.sample(4)
+                    log_probs = Categorical(logits=self.net(states)).log_prob(torch.zeros(4, dtype=torch.long))
+                    loss = -(torch.exp(log_probs - old_log_probs.detach()) * log_probs).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+
+            def run(batches):
+                agent = Agent()
+                for obs in batches:
+                    action, log_prob = agent.act(obs)
+                    agent.memory.store(obs, log_prob)
+                    agent.learn()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(15, "TLK102")]  # (its one call: fixed in the helper)
+        # guard: the stored log-probs differentiated again (an on-policy update): kept for it
+        used = source.replace("old_log_probs.detach()", "old_log_probs")
+        assert lint_source(used) == []
+
+    def test_a_hook_method_reads_what_the_method_calling_it_bound_on_self(self):
+        # Avalanche-style strategies: training_iteration sets self.mb_output, then calls
+        # self._after_training_iteration(), which hands it to a buffer that keeps it
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            class Strategy:
+                def __init__(self, model, optimizer):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.mb_output = None
+                    self.kept = []
+
+                def _after_training_iteration(self):
+                    self.kept.append(self.mb_output)
+
+                def training_iteration(self, x, y):
+                    self.optimizer.zero_grad()
+                    self.mb_output = self.model(x)
+                    loss = F.cross_entropy(self.mb_output, y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self._after_training_iteration()
+
+                def train(self, batches):
+                    for x, y in batches:
+                        self.training_iteration(x, y)
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(13, "TLK102")]
+        # guard: the hook keeps a detached copy
+        assert lint_source(source.replace("self.kept.append(self.mb_output)", "self.kept.append(self.mb_output.detach())")) == []
+
+    def test_a_state_cut_from_itself_and_handed_to_a_method_that_rebinds_it_is_carried(self):
+        # Free adversarial training: noise_batch = self.global_noise[:n] feeds the loss, then
+        # self._update_noise(noise_batch) rebinds self.global_noise from it, with the graph
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+
+            class FreeTrainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                    self.global_noise = torch.zeros(8, 4, requires_grad=True)
+
+                def _update_noise(self, noise_batch):
+                    pert = 0.01 * torch.sign(noise_batch.grad)
+                    self.global_noise = torch.clamp(noise_batch + pert, -0.1, 0.1)
+
+                def train(self, batches):
+                    for x, y in batches:
+                        noise_batch = self.global_noise[0:x.size(0)]
+                        noise_batch.retain_grad()
+                        loss = torch.nn.functional.cross_entropy(self.model(x + noise_batch), y)
+                        self.optimizer.zero_grad()
+                        loss.backward(retain_graph=True)
+                        self._update_noise(noise_batch)
+                        self.optimizer.step()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(20, "TLK202")]
+        # guard: the noise rebound detached: nothing carried, the retain is unneeded
+        detached = source.replace("torch.clamp(noise_batch + pert, -0.1, 0.1)", "torch.clamp(noise_batch + pert, -0.1, 0.1).detach().requires_grad_()")
+        assert [f.code for f in lint_source(detached)] == ["TLK201"]
+
+    def test_calling_a_module_whose_forward_is_abstract_runs_a_forward(self):
+        # darts' PLForecastingModule: _produce_train_output returns self(x) while forward is
+        # abstract; the loss computed from it is summed by a helper of the same object
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn as nn
+            from abc import ABC, abstractmethod
+
+            class Base(nn.Module, ABC):
+                def __init__(self):
+                    super().__init__()
+                    self.criterion = nn.MSELoss()
+                    self._epoch_loss_sum = 0.0
+                    self._epoch_n_samples = 0
+
+                @abstractmethod
+                def forward(self, x):
+                    pass
+
+                def training_step(self, batch, batch_idx):
+                    x, y = batch
+                    loss = self.criterion(self(x), y)
+                    self._accumulate_epoch_loss(loss, x.shape[0])
+                    return loss
+
+                def _accumulate_epoch_loss(self, loss, batch_size):
+                    self._epoch_loss_sum += loss * batch_size
+                    self._epoch_n_samples += batch_size
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(24, "TLK101")]
+
+    def test_a_retain_is_not_unneeded_when_the_next_backward_reads_back_what_the_loop_kept(self):
+        # DER++ (mammoth): the buffer keeps attached logits, and the next step's loss is
+        # computed from buffer.get_data(): without the retain the second backward raises
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            class Buffer:
+                def __init__(self):
+                    self.logits = []
+
+                def add_data(self, logits):
+                    self.logits.append(logits)
+
+                def get_data(self):
+                    return torch.stack(self.logits[-4:])
+
+            def train(net, opt, batches):
+                buffer = Buffer()
+                for x, y in batches:
+                    outputs = net(x)
+                    loss = F.cross_entropy(outputs, y)
+                    if buffer.logits:
+                        loss = loss + F.mse_loss(net(x), buffer.get_data().mean(0))
+                    opt.zero_grad()
+                    loss.backward(retain_graph=True)
+                    opt.step()
+                    buffer.add_data(outputs)
+            """
+        )
+        # the kept logits are what the retain papers over (the file shows get_data returning
+        # them), never a TLK201 whose fix would raise
+        assert [f.code for f in lint_source(source)] == ["TLK202"]
+
+    def test_a_plugin_hook_of_the_strategy_reads_its_iteration_output_attached(self):
+        # Avalanche plugins: before_backward(self, strategy) runs once per training iteration,
+        # strategy.mb_output and strategy.loss hold the iteration's graph, strategy.mb_y does not
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+
+            class ScoreStatsPlugin:
+                def __init__(self, n_classes):
+                    self.class_score_sums = torch.zeros(n_classes)
+                    self.classes_counts = torch.zeros(n_classes)
+
+                def before_backward(self, strategy, **kwargs):
+                    self._accumulate_class_scores(strategy.mb_output, strategy.mb_y)
+
+                def _accumulate_class_scores(self, outputs, targets):
+                    scores = torch.softmax(outputs, dim=1)
+                    sums = torch.zeros(len(self.classes_counts)).index_add(0, targets, scores.max(1).values)
+                    self.class_score_sums = self.class_score_sums + sums
+                    self.classes_counts += torch.bincount(targets, minlength=len(self.classes_counts)).float()
+            """
+        )
+        assert [(f.line, f.code) for f in lint_source(source)] == [(15, "TLK101")]
+        # guard: the scores taken detached
+        assert lint_source(source.replace("self._accumulate_class_scores(strategy.mb_output,", "self._accumulate_class_scores(strategy.mb_output.detach(),")) == []
+
+    def test_a_penalty_summed_over_the_weights_in_a_loop_is_no_forward_of_an_outer_loop(self):
+        # Avalanche's EWC: for each past experience, for each named parameter, penalty += ...;
+        # the loop over experiences runs no forward: the sum is this call's, then backwarded
+        from torchleak.engine import lint_source
+
+        source = dedent(
+            """
+            import torch
+
+            class EWCPlugin:
+                def __init__(self, ewc_lambda):
+                    self.ewc_lambda = ewc_lambda
+                    self.saved_params = {}
+                    self.importances = {}
+
+                def before_backward(self, strategy, **kwargs):
+                    exp_counter = strategy.clock.train_exp_counter
+                    if exp_counter == 0:
+                        return
+                    penalty = torch.tensor(0).float()
+                    for experience in range(exp_counter):
+                        for k, cur_param in strategy.model.named_parameters():
+                            saved_param = self.saved_params[experience][k]
+                            imp = self.importances[experience][k]
+                            penalty += (imp * (cur_param - saved_param).pow(2)).sum()
+                    strategy.loss += self.ewc_lambda * penalty
+            """
+        )
+        assert lint_source(source) == []

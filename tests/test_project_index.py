@@ -1978,3 +1978,126 @@ def test_what_a_renderer_returns_from_closures_calling_the_field_it_is_given_hol
     project._INDEXES.clear()
     found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "TLK101" not in found, found
+
+
+def test_an_abstract_method_runs_the_one_subclass_implementing_it_in_another_module(tmp_path: Path) -> None:
+    # tianshou: offpolicy_trainer(policy: BasePolicy, ...) calls policy.update(...) per batch;
+    # BasePolicy.update (policy/base.py) calls the abstract self.learn(batch), implemented by
+    # DQNPolicy (policy/dqn.py), which carries a running scale and returns an attached TD error
+    write(tmp_path, {
+        "setup.cfg": "",
+        "policy/__init__.py": "from policy.base import BasePolicy\nfrom policy.dqn import DQNPolicy\n",
+        "policy/base.py": """
+            from torch import nn
+
+            class BasePolicy(nn.Module):
+                def learn(self, batch):
+                    \"\"\"Update the policy with a batch.\"\"\"
+                    raise NotImplementedError
+
+                def update(self, batch):
+                    result = self.learn(batch)
+                    return result
+        """,
+        "policy/dqn.py": """
+            import torch
+            import torch.nn.functional as F
+            from policy.base import BasePolicy
+
+            class DQNPolicy(BasePolicy):
+                def __init__(self, model, optim):
+                    super().__init__()
+                    self.model = model
+                    self.optim = optim
+                    self._q_scale = torch.tensor(1.0)
+
+                def learn(self, batch):
+                    self.optim.zero_grad()
+                    logits = self.model(batch["obs"])
+                    self._q_scale = 0.99 * self._q_scale + 0.01 * logits.abs().mean()
+                    q = logits.gather(1, batch["act"]).squeeze(1)
+                    loss = F.mse_loss(q, batch["ret"])
+                    loss.backward()
+                    self.optim.step()
+                    return {"loss": loss.item(), "td": (batch["ret"] - q).abs().mean()}
+        """,
+        "trainer.py": """
+            from policy import BasePolicy
+
+            def offpolicy_trainer(policy: BasePolicy, batches):
+                td_abs_sum = 0.0
+                for batch in batches:
+                    losses = policy.update(batch)
+                    td_abs_sum += losses["td"]
+                return td_abs_sum
+        """,
+        "train.py": """
+            import torch
+            from policy import DQNPolicy
+            from trainer import offpolicy_trainer
+
+            def main(batches):
+                net = torch.nn.Linear(4, 2)
+                policy = DQNPolicy(net, torch.optim.Adam(net.parameters()))
+                return offpolicy_trainer(policy, batches)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "policy/dqn.py:16:9: TLK103" in found, found
+    assert "trainer.py:8:9: TLK101" in found, found
+    assert found.count("TLK10") == 2, found  # the carry is reported once, in the helper
+    # guard: the scale averaged from a detached value, the error returned as a number
+    write(tmp_path, {"policy/dqn.py": (tmp_path / "policy/dqn.py").read_text().replace(
+        "logits.abs().mean()\n", "logits.abs().mean().detach()\n").replace('"td": (batch["ret"] - q).abs().mean()', '"td": (batch["ret"] - q).abs().mean().item()')})
+    project._INDEXES.clear()
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "TLK1" not in found, found
+
+
+def test_a_record_class_of_another_module_holds_what_it_is_given(tmp_path: Path) -> None:
+    # a dataclass (and tianshou's Batch, an attribute dict built from keywords) imported from
+    # another module: an instance built from attached values holds them, field by field
+    write(tmp_path, {
+        "setup.cfg": "",
+        "records.py": """
+            from dataclasses import dataclass
+            import torch
+
+            @dataclass
+            class Step:
+                value: torch.Tensor
+                reward: float
+
+            class Batch:
+                def __init__(self, **kwargs):
+                    for k, v in kwargs.items():
+                        self.__dict__[k] = v
+        """,
+        "train.py": """
+            import torch
+            from records import Batch, Step
+
+            def main(batches):
+                net = torch.nn.Linear(4, 1)
+                opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                values, rewards = [], []
+                for x, y in batches:
+                    out = net(x)
+                    loss = ((out - y) ** 2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    step = Step(value=out.mean(), reward=loss.item())
+                    values.append(step.value)
+                    rewards.append(step.reward)
+                    batch = Batch(out=out, target=y)
+                    rewards.append(batch.target)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "train.py:16:9: TLK102" in found, found
+    assert found.count("TLK102") == 1, found  # the reward field and the target hold no graph
+    write(tmp_path, {"train.py": (tmp_path / "train.py").read_text().replace("rewards.append(batch.target)", "rewards.append(batch.out)")})
+    project._INDEXES.clear()
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "train.py:19:9: TLK102" in found, found

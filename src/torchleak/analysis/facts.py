@@ -335,6 +335,8 @@ class FileFacts:
     attributes: dict[tuple[str, str], Value] = field(default_factory=dict)
     #: The classes of the file that are modules (``nn.Module`` subclasses, classes with ``forward``).
     module_classes: set[str] = field(default_factory=set)
+    #: Classes whose constructor keeps its arguments as fields -> the fields they declare.
+    record_classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: ``id`` of the calls that run a forward pass (directly or in a helper): a new graph each time.
     forward_calls: set[int] = field(default_factory=set)
     #: ``id`` of each call written in a ``return`` -> the function returning it (made once, when

@@ -803,21 +803,46 @@ def _unpacked(value: Value, targets: Sequence[cst.BaseElement], index: int) -> V
     return value.part()  # a star between fixed elements: kept coarse
 
 
-def _record(info: ClassInfo, node: cst.Call, arguments: list[Value]) -> Value:
-    """An instance of a dataclass of the file, each declared field with what it was given (a
-    default holds no graph); without known fields, one value for all of them."""
+def _record(cls: str, fields: tuple[str, ...], node: cst.Call, arguments: list[Value]) -> Value:
+    """An instance of a record class (a dataclass, or a class keeping its keyword arguments as
+    attributes), each field with what it was given (a default holds no graph); without known
+    fields, the keywords given, or one value for all of them."""
     given: dict[str, Value] = {}
     positional = [value for arg, value in zip(node.args, arguments) if arg.keyword is None and not arg.star]
-    if any(arg.star for arg in node.args) or len(positional) > len(info.fields):
-        return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name)
-    given.update(zip(info.fields, positional))
+    if any(arg.star for arg in node.args) or len(positional) > len(fields):
+        return Value(State.ATTACHED, Kind.INSTANCE, cls=cls)
+    given.update(zip(fields, positional))
     for arg, value in zip(node.args, arguments):
         if arg.keyword is not None:
             given[arg.keyword.value] = value
-    if not info.fields or set(given) - set(info.fields):
-        return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name)
-    elements = tuple(given.get(name, DETACHED) for name in info.fields)
-    return Value(State.ATTACHED, Kind.INSTANCE, cls=info.name, keys=info.fields, elements=elements)
+    if not fields and given:
+        fields = tuple(given)  # ``Batch(logits=logits, act=act)`` of an attribute dict
+    if not fields or set(given) - set(fields):
+        return Value(State.ATTACHED, Kind.INSTANCE, cls=cls)
+    elements = tuple(given.get(name, DETACHED) for name in fields)
+    return Value(State.ATTACHED, Kind.INSTANCE, cls=cls, keys=fields, elements=elements)
+
+
+def _parameter_names(definition: cst.FunctionDef) -> set[str]:
+    return {param.name.value for param in (*definition.params.posonly_params, *definition.params.params, *definition.params.kwonly_params)}
+
+
+def _keeps_its_keywords(init: Optional[cst.FunctionDef]) -> bool:
+    """An ``__init__(self, ..., **kwargs)`` that stores what it is given as attributes, whatever
+    their names (``self.__dict__[k] = v`` or ``setattr(self, k, v)`` over ``kwargs.items()``, or
+    ``self.__dict__.update(kwargs)``): an attribute dict such as tianshou's ``Batch``."""
+    if init is None or init.params.star_kwarg is None:
+        return False
+    for node in subtree(init.body):
+        if type(node) is cst.Call:
+            func = dotted(node.func)
+            if func == "setattr" and node.args and dotted(node.args[0].value) == "self" and type(node.args[1].value) is not cst.SimpleString:
+                return True
+            if func == "self.__dict__.update":
+                return True
+        elif type(node) is cst.Subscript and dotted(node.value) == "self.__dict__":
+            return True
+    return False
 
 
 def _named_tuple_class(statement: cst.CSTNode, aliases: ImportAliases) -> Optional[ClassInfo]:
@@ -1674,14 +1699,18 @@ def _takes_only_given_arguments(definition: cst.FunctionDef, positional: Sequenc
     return required <= len(positional) and (len(positional) <= len(params) or isinstance(definition.params.star_arg, cst.Param))
 
 
-def keeps_in_one_place(summary: Summary, effect: Effect) -> bool:
-    """The function keeps what ``effect`` keeps of its arguments nowhere else."""
-    given = _given(effect)
+def keeps_in_one_place(summary: Summary, effect: Effect, graphs: Optional[frozenset[int]] = None) -> bool:
+    """The function keeps what ``effect`` keeps of its arguments nowhere else (``graphs``: the
+    positions a call gives a graph, when known: ``self.n += batch_size`` beside ``self.sum +=
+    loss * batch_size`` keeps no graph of that call)."""
+    given = _given(effect) if graphs is None else _given(effect) & graphs
     return bool(given) and sum(1 for other in summary.effects if other.kind == effect.kind and _given(other) & given) == 1
-def fixed_at_its_line(summary: Summary, effect: Effect) -> bool:
+
+
+def fixed_at_its_line(summary: Summary, effect: Effect, graphs: Optional[frozenset[int]] = None) -> bool:
     """What the function keeps of its arguments is fixed at the statement that keeps it: kept
     in one place, or each entry of a dict it is given kept one by one (``Effect.per_entry``)."""
-    return keeps_in_one_place(summary, effect) or effect.per_entry
+    return keeps_in_one_place(summary, effect, graphs) or effect.per_entry
 
 
 def _fixed_in_imported(summary: Summary, effect: Effect, callee: Optional[Function]) -> str:
@@ -2094,6 +2123,9 @@ class _FileContext:
     owner: dict[int, str] = field(default_factory=dict)
     walked: dict[int, Function] = field(default_factory=dict)
     no_grad_callees: set[str] = field(default_factory=set)
+    #: (class, attribute) -> the default of the ``__init__`` parameter it is set from, if a
+    #: function's name (``_Walker._default_callable``; None when not).
+    default_callables: dict[tuple[str, str], Optional[cst.BaseExpression]] = field(default_factory=dict)
     #: Effects of forward hooks registered in the file (with the storing node): they run on
     #: every forward call.
     hooks: list[tuple[Effect, str, int, cst.CSTNode]] = field(default_factory=list)
@@ -2122,6 +2154,9 @@ class _FileContext:
     #: The classes of other modules a class of the file derives from (``PPO(OnPolicyAlgorithm)``).
     _imported_bases: dict[str, list[ClassSummary]] = field(default_factory=dict)
     in_progress: set[int] = field(default_factory=set)
+    #: The walks in progress, outermost first (a method walked when another calls it sees
+    #: what its caller's walk has bound so far).
+    active: list[Any] = field(default_factory=list)
     seq: int = 0
     #: How many forward passes the walk has run so far (to tell which calls run one).
     forwards_run: int = 0
@@ -2742,7 +2777,7 @@ def _walk(
             info.holds_arguments = "__init__" not in info.methods and (
                 any((dotted(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) or "").rsplit(".", 1)[-1] in _FIELD_CLASS_DECORATORS for d in statement.decorators)
                 or any(base.rsplit(".", 1)[-1] == "NamedTuple" for base in bases)
-            )
+            ) or _keeps_its_keywords(info.methods.get("__init__"))
             context.classes[info.name] = info
         elif type(statement) is cst.FunctionDef:
             context.functions.setdefault(statement.name.value, []).append(statement)
@@ -2770,6 +2805,7 @@ def _walk(
     for info in context.classes.values():
         info.is_module = info.is_module or any(other.is_module for other in context.class_chain(info.name))
     context.facts.module_classes = {name for name, info in context.classes.items() if info.is_module}
+    context.facts.record_classes = {name: info.fields for name, info in context.classes.items() if info.holds_arguments}
     context.facts.observations = context.observations
     top_level = _Walker(context, module, _MODULE_SCOPE, no_grad=False, per_batch=False)
     top_level.run(module.body)
@@ -2850,7 +2886,7 @@ def _evidence(facts: FileFacts, previous: Evidence, externals: Optional[External
         evidence.per_batch_by_importers |= {
             function.name for function in facts.functions
             if function.cls is not None and _keeps_a_graph_on_its_object(function, facts, externals)
-            and function.name in externals.called_per_batch_by_importers
+            and externals.analysed_when_linted() and function.name in externals.called_per_batch_by_importers
         }
     evidence.modules |= observations.module_uses
     evidence.optimized = previous.optimized | observations.optimized
@@ -3396,6 +3432,10 @@ class _Walker:
         """What the file shows of a dotted name not bound in this function so far."""
         if key.startswith("self.") and self.function.cls is not None:
             attribute = self._class_attribute(self.function.cls, key[len("self."):])
+            if attribute is None or attribute.kind is Kind.NONE or attribute.detached and attribute.kind not in _OBJECT_KINDS:
+                # ``self.mb_output`` read by a hook method (``_after_training_iteration``) that the
+                # method binding it (``training_iteration``) calls: what that caller's walk bound
+                attribute = self._calling_walk_binding(key) or attribute
             if attribute is not None:
                 return attribute
         head, dot, name = key.rpartition(".")
@@ -3411,6 +3451,17 @@ class _Walker:
         if not dot and self.context.index is not None and key in self.context.index.constants and key not in self.parameters:
             return NUMBER  # ``label_dim = 10`` at the top of the file
         return UNKNOWN
+
+    def _calling_walk_binding(self, key: str) -> Optional[Value]:
+        """The attached value ``key`` (``self.<attribute>``) holds in the innermost walk in
+        progress of a method of this class that calls this one, if that walk bound it."""
+        for walker in reversed(self.context.active[:-1]):
+            if walker.function.cls != self.function.cls:
+                return None  # (another object's method: its ``self`` is not this one)
+            value = walker.env.get(key)
+            if value is not None:
+                return value if value.attached else None
+        return None
 
     def _class_attribute(self, cls: str, attribute: str) -> Optional[Value]:
         """What ``self.<attribute>`` holds in any method of the class (set in ``__init__``, say,
@@ -3551,9 +3602,15 @@ class _Walker:
                 if type(call.func) is cst.Name and call.func.value in self.parameters and call.func.value not in inner.summary.parameters:
                     self.called_parameters.add(self.parameters.index(call.func.value))
         elif type(node) is cst.ClassDef:
-            for statement in _body(node.body):
-                if type(statement) is cst.FunctionDef:
-                    self.walk_function(statement, inherited_no_grad=False)
+            methods = [statement for statement in _body(node.body) if type(statement) is cst.FunctionDef]
+            # (a method that others of the class call on ``self`` is walked from its first caller,
+            # whose walk has bound what it reads: ``self.mb_output`` in ``_after_training_iteration``)
+            called = {
+                call.func.attr.value for method in methods for call in self.context.body(method).calls
+                if type(call.func) is cst.Attribute and type(call.func.value) is cst.Name and call.func.value.value == "self"
+            }
+            for statement in sorted(methods, key=lambda method: method.name.value in called):
+                self.walk_function(statement, inherited_no_grad=False)
         elif type(node) is cst.Match:
             self.evaluate(node.subject)
             for case in node.cases:
@@ -4432,6 +4489,12 @@ class _Walker:
             # ``for node in self.messages: self.messages[node] = [m.detach() for m in ...]`` in a
             # method: every slot replaced by values without graph, a reset of what it holds
             self._effect(Effect("reset", key, value, self.function.name))
+        if value.detached and not value.params and container.kind is Kind.CONTAINER and self._every_slot_of(key, index) and not self.branch_depth:
+            # ``for k in losses.keys(): losses[k] = stat[k].get()``: every entry now holds what
+            # was written (what the loop reads of it is the entry it just replaced)
+            elements = tuple(value for _ in container.elements) if container.elements is not None else None
+            self.env[key] = replace(container, state=value.state, elements=elements)
+            return
         if container.keys is None and container.attached and value.detached and _detaches_own_slot(value_node, target) and self._is_backwarded(key):
             # ``output["loss"].backward()`` then ``output["loss"] = output["loss"].detach()``: the
             # entry that showed the dict to hold a graph no longer does; nothing shows another one
@@ -4938,9 +5001,11 @@ class _Walker:
         hook = hook if hook is not None and hook.per_batch_hook and not no_grad else None
         # (a runner's per-iteration hook, ``after_train_iter``: only a method, and only with grad)
         runner_hook = vocab.PER_BATCH_HOOKS.get(name, frozenset()) if cls is not None and not no_grad else frozenset()
+        object_hook = vocab.PER_BATCH_OBJECT_HOOKS.get(name, {}) if cls is not None and not no_grad else {}
+        object_hook = {param: held for param, held in object_hook.items() if param in _parameter_names(node)}
         per_batch = (
             name in vocab.PER_BATCH_METHODS or name in self.context.settings.per_batch_methods or per_batch_elsewhere or forward_hook or batch_callback
-            or hook is not None or bool(runner_hook)
+            or hook is not None or bool(runner_hook) or bool(object_hook)
         )
         self.context.in_progress.add(id(node))
         outer_top = self.context.top
@@ -5017,6 +5082,12 @@ class _Walker:
             if param.name.value in runner_hook:
                 # what the runner hands the hook: the iteration's losses, attached
                 walker.env[param.name.value] = Value(State.ATTACHED, Kind.CONTAINER)
+            if param.name.value in object_hook:
+                # the object running the hook: the attributes holding the iteration's graph
+                held = tuple(sorted(object_hook[param.name.value]))
+                walker.env[param.name.value] = Value(
+                    State.DETACHED, Kind.INSTANCE, keys=held, elements=tuple(Value(State.ATTACHED, Kind.TENSOR) for _ in held)
+                )
         top = self.context.def_tops.get(id(node))
         if cls is None and type(top) is cst.ClassDef and "self" not in walker.env and top.name.value in self.context.classes:
             # a closure defined in a method (``def update_moving_average(ma, cur):`` inside
@@ -5037,7 +5108,11 @@ class _Walker:
             if (given := walker.env.get(param.name.value)) is not None and given.kind in (Kind.MODULE, Kind.INSTANCE) and given.cls
             and not (given.cls in self.context.classes and self.context.classes[given.cls].holds_arguments)
         }
-        function = walker.run(_body(node.body))
+        self.context.active.append(walker)
+        try:
+            function = walker.run(_body(node.body))
+        finally:
+            self.context.active.pop()
         if walker.per_batch_loop is not None:
             walker.per_batch_loop.local_names = frozenset(walker.local_names - handed_in)
         self.context.top = outer_top
@@ -5224,7 +5299,11 @@ class _Walker:
                 return Value(sequences[0].state, Kind.CONTAINER, sequences[0].double_backward, params=sequences[0].params)
             if type(node.operator) is cst.Modulo and _string_expression(node.left):
                 return NUMBER  # ``"%f, %f" % (train_loss, test_loss)``: a string (str() of each tensor)
-            if left.leaf or right.leaf:
+            if (left.leaf or right.leaf) and not (
+                # (``cur_param - saved_param`` over ``model.named_parameters()``: a penalty on the
+                # weights, computed once per call, not a forward of each iteration around it)
+                self.loop is not None and self.loop.over_layers and mentions(node) & self.loop.loop_targets
+            ):
                 self._mark_loops(forward=True)  # ``x @ self.W``: a forward computed from parameters
             for number, (other, other_node) in ((left, (right, node.right)), (right, (left, node.left))):
                 if number == NUMBER and other.state is State.UNKNOWN and other.kind is Kind.UNKNOWN and type(other_node) is cst.Attribute and dotted(other_node) is not None:
@@ -5325,9 +5404,13 @@ class _Walker:
             owner = key.rsplit(".", 1)[0]
             base = self._through_classes(owner)
             if base.kind is Kind.INSTANCE and base.keys is not None:
+                if base.cls is None and node.attr.value not in base.keys:
+                    return UNKNOWN  # (an attribute a framework's object holds and the table does not name)
                 return base.entry(node.attr.value)  # a field of a record (``state.forces``)
             if base.kind in (Kind.INSTANCE, Kind.MODULE) and base.cls is not None:
                 attribute = self._class_attribute(base.cls, node.attr.value)
+                if owner == "self" and (attribute is None or attribute.kind is Kind.NONE or attribute.detached and attribute.kind not in _OBJECT_KINDS):
+                    attribute = self._calling_walk_binding(key) or attribute
                 if attribute is not None:
                     found = self._evident_module_or(key, attribute)
                     return self._optimized_leaf(key, found) if optimized else found
@@ -5335,6 +5418,8 @@ class _Walker:
                 looked = self._evident_module_or(key, self._lookup(key))
                 if looked is not UNKNOWN:
                     return looked
+        if key is None and base.kind is Kind.INSTANCE and base.keys is not None:
+            return base.entry(node.attr.value)  # ``self(batch).logits`` of a record
         if base.kind is Kind.TUPLE and base.elements is not None and len(base.elements) == 2 and node.attr.value in _VALUES_INDICES_FIELDS:
             # ``top = logits.topk(k)``: ``top.indices`` holds integer positions, no graph
             return base.element(_VALUES_INDICES_FIELDS[node.attr.value])
@@ -5451,6 +5536,9 @@ class _Walker:
             return instance
         if type(func) is not cst.Attribute:
             return None
+        default = self._default_callable(func)
+        if default is not None:
+            return self._resolve(default, args)
         if _is_super(func.value):
             # ``super().generate(...)``: the method of a base class the file defines, if any
             # (one the project defines is ``_imported_callee``'s).
@@ -5702,6 +5790,12 @@ class _Walker:
             if built is not None:
                 return built  # ``ac = actor_critic(obs_space, act_space)``: an instance of the default's class
         definition = self._resolve(func, node.args)
+        if definition is not None and self.context.imports_from_project and _is_stub(definition) and type(func) is cst.Attribute and dotted(func.value) == "self":
+            # ``self.learn(batch)`` in a base class whose ``learn`` is abstract and implemented
+            # by one subclass in another module of the project: that implementation runs
+            override = self._project_override(definition, func.attr.value)
+            if override is not None:
+                return self._apply_imported(node, override, receiver, arguments)
         handed = self._handed_in_module(func, definition)
         if handed is not None:
             # (a module of the file handed in and called: its forward runs, and what it keeps on
@@ -5721,7 +5815,7 @@ class _Walker:
             info = self.context.classes.get(cls_name)
             if info is not None and info.holds_arguments and any(argument.attached for argument in arguments) and not self.no_grad:
                 # ``Sample(tokens=tokens, log_probs=logp)``: the record holds the graph of its fields
-                return _record(info, node, arguments)
+                return _record(info.name, info.fields, node, arguments)
             if info is not None and info.holds_arguments and any(argument.params for argument in arguments):
                 # in a summary: ``Transition(*args)`` holds whatever its caller passes
                 return replace(combine(*arguments), kind=Kind.INSTANCE, cls=cls_name, elements=None, keys=None)
@@ -5932,6 +6026,8 @@ class _Walker:
         # Dreamer's agent trains, then returns its policy's output and a detached state)
         forward = self.context.method(module.cls, "__call__") or self.context.method(module.cls, "forward")
         if forward is not None:
+            if _is_stub(forward):
+                return None  # an abstract ``forward``: a subclass's runs, a module's output
             walked = self.context.walked.get(id(forward))
             return walked.summary if walked is not None else None
         return self.context.imported_method(module.cls, "forward")
@@ -6140,6 +6236,9 @@ class _Walker:
             method = self.context.imported_method(receiver.cls, func.attr.value)
             if method is not None:
                 return method
+        default = self._default_callable(func)
+        if default is not None:
+            return self._imported_callee(default, UNKNOWN)
         key = dotted(func)
         element = type(func) is cst.Attribute and _element_owner(func.value) is not None  # ``meters[k].update(v)``
         if key is None and not element:
@@ -6173,6 +6272,35 @@ class _Walker:
                     # object may as well be: then nothing says it keeps a graph)
                     return keeping[0]
         return None
+
+    def _default_callable(self, func: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """``self.batch_states`` set in ``__init__`` from a parameter whose default is a
+        function (``batch_states=batch_states``, pfrl's agents): that default, which a call of
+        the attribute runs unless the caller handed in another; None for anything else."""
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self" or self.function.cls is None:
+            return None
+        memo = self.context.default_callables
+        if (self.function.cls, func.attr.value) in memo:
+            return memo[(self.function.cls, func.attr.value)]
+        found: Optional[cst.BaseExpression] = None
+        init = self.context.method(self.function.cls, "__init__")
+        assigned = self.context._attribute_assignments(self.function.cls, func.attr.value) if init is not None else ()
+        if init is not None and len(assigned) == 1 and assigned[0][0] is init and type(assigned[0][1]) is cst.Name:
+            param = next((p for p in (*init.params.params, *init.params.kwonly_params) if p.name.value == assigned[0][1].value), None)
+            default = param.default if param is not None else None
+            if default is not None and type(default) in (cst.Name, cst.Attribute) and dotted(default) not in ("None", "True", "False"):
+                found = default
+        memo[(self.function.cls, func.attr.value)] = found
+        return found
+
+    def _project_override(self, stub: cst.FunctionDef, method: str) -> Optional[Summary]:
+        """The one implementation, by a subclass in another module, of the abstract ``method``
+        of the class of this file that defines ``stub`` (None when there are none or several)."""
+        cls = self.context.owner.get(id(stub))
+        if cls is None:
+            return None
+        overrides = self.context.externals.project_overrides(cls, method)
+        return overrides[0] if len(overrides) == 1 else None
 
     def _handed_in_method(self, func: cst.BaseExpression, receiver: Value) -> Optional[Summary]:
         """``dqn.act_q(state)`` on an object handed in (a parameter, or ``self.x`` its
@@ -6284,6 +6412,10 @@ class _Walker:
             initialiser = imported.methods.get("__init__")
             if initialiser is not None:
                 self._apply_callee(node, initialiser, UNKNOWN, arguments, construct=True)
+            if imported.fields is not None and not self.no_grad and any(argument.attached for argument in arguments):
+                return _record(imported.key, imported.fields, node, arguments)
+            if imported.fields is not None and any(argument.params for argument in arguments):
+                return replace(combine(*arguments), kind=Kind.INSTANCE, cls=imported.key, elements=None, keys=None)
             return Value(State.DETACHED, Kind.MODULE if imported.is_module else Kind.INSTANCE, cls=imported.key)
         if receiver.kind is Kind.MODULE and type(node.func) is cst.Attribute and node.func.attr.value == "forward":
             self._mark_loops(forward=True)
@@ -6819,7 +6951,11 @@ class _Walker:
                 # given the object (``state.update_state(*decoder(x, state)[1:])``), the object
                 # carries the graph into the next iteration.
                 owner = key.rsplit(".", 1)[0]  # (``self.meter`` of ``self.meter.avg``: not all of ``self``)
-                if any(name == owner or name.startswith(owner + ".") for name in self._fed_from(argument)):
+                if any(name == owner or name.startswith(owner + ".") for name in self._fed_from(argument)) or (
+                    # (or what it is given was cut from the state itself this iteration:
+                    # ``noise_batch = self.global_noise_data[:n]``, then ``self._update_noise(noise_batch)``)
+                    self.loops and key in self.function.sources_of(data_mentions(argument), data_only=True)
+                ):
                     self._binding(statement, key, value, mentions(node), fed=True, via=via)
                 elif effect.value.attached:
                     # (what the method computed and left on the object is new at every call:
@@ -7043,7 +7179,28 @@ class _Walker:
         calls = sum(1 for called, _ in self.context.evidence.call_nodes if called == callee.name)
         if calls != 1:
             return False
-        return fixed_at_its_line(callee.summary, effect)
+        # (a method of the same object, ``self._accumulate_epoch_loss(loss, bs)``, is fixed where it
+        # sums what carries a graph; another object's meter, ``meter.update(loss, n)``, at the call)
+        on_self = type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+        graphs = self._positions_given_graphs(node, callee.summary) if on_self and not effect.value.attached else None
+        return fixed_at_its_line(callee.summary, effect, graphs)
+
+    def _positions_given_graphs(self, node: cst.Call, summary: Summary) -> Optional[frozenset[int]]:
+        """The parameter positions this call gives an attached value (positional and keyword
+        arguments, ``self`` counted); None when a star argument hides them."""
+        if any(arg.star for arg in node.args):
+            return None
+        names = list(summary.parameters)
+        offset = 1 if _binds_self(node, summary) else 0
+        found: set[int] = set()
+        for position, arg in enumerate(node.args):
+            if not self.values.get(id(arg.value), UNKNOWN).attached:
+                continue
+            if arg.keyword is None:
+                found.add(position + offset)
+            elif arg.keyword.value in names:
+                found.add(names.index(arg.keyword.value))
+        return frozenset(found)
 
     def _given_numbers(self, callee: Function, effect: Effect) -> bool:
         """Some call of ``callee`` in the file passes, where ``effect`` keeps entries, a dict
@@ -7080,6 +7237,10 @@ class _Walker:
             # (``self.create_summary("loss", self.loss)`` under ``writer.add_scalar``).
             return next((store for store in callee.stores if store.in_callee == effect.where), None) or next(
                 (store for store in callee.stores if store.key == effect.target and not store.in_callee and "<call>" in store.index_mentions), None
+            ) or next(
+                # (located by the callee further down: ``_after_training_iteration`` handing
+                # ``self.mb_output`` to the buffer's ``add_data``, its statement the fix)
+                (store for store in callee.stores if store.key == effect.target and store.in_callee and store.method == effect.method), None
             )
         where = callee.effect_nodes.get(id(effect))
         inside = {id(node) for node in subtree(where)} if where is not None else set()

@@ -59,7 +59,7 @@ from torchleak.parsing import parse_module
 
 #: A directory holding one of these is a project's root (as ruff and mypy decide it).
 #: Bumped when what a module summary holds changes, so that older cache entries are not read.
-SCHEMA: Final = 20
+SCHEMA: Final = 21
 #: Larger modules are not summarised (a bound on cold-cache cost): of 6,645 Python files in 86
 #: public training repositories, 17 exceed 80 KB (timm's model zoo files, mmengine's runner,
 #: detectron2's category tables); in the pinned corpus of libraries 104 files do, and
@@ -461,6 +461,13 @@ def _methods_called_with_grad(
 
     instances: dict[str, str] = {}
     for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            # ``def offpolicy_trainer(policy: BasePolicy, ...)``: handed an instance of the class
+            annotated = _ast_dotted(node.annotation) or ""
+            if annotated in classes:
+                instances[node.arg] = classes[annotated] or annotated
+            elif annotated.rpartition(".")[0] in modules:
+                instances[node.arg] = annotated.rpartition(".")[2]
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             cls = built_class(node.value, instances)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -1030,7 +1037,8 @@ class ProjectIndex:
         calls = self._calls_by_module.get(module)
         if calls is None:
             calls = {}
-            for owner in [module, *(importer for importer, _ in self._importing(module))]:
+            # (a base class's module calling ``self.learn(batch)`` runs the override defined here)
+            for owner in dict.fromkeys([module, *(importer for importer, _ in self._importing(module)), *self._base_modules(module)]):
                 tree = self._importer_tree(owner)
                 for node in ast.walk(tree) if tree is not None else ():
                     if isinstance(node, ast.Call):
@@ -1041,6 +1049,19 @@ class ProjectIndex:
                         calls.setdefault(called, Counter())[owner] += 1
             self._calls_by_module[module] = calls
         return calls
+
+    def _base_modules(self, module: str) -> list[str]:
+        """The other modules of the project that define a base class (as written) of one of
+        ``module``'s classes, found through ``module``'s imports and re-exports."""
+        outline = self._outline(module)
+        written = {(base or "").rsplit(".", 1)[-1] for cls in outline.classes.values() for base in cls.bases} - {""}
+        found: list[str] = []
+        for binding in outline.bindings:
+            if binding.local in written and binding.symbol not in (None, "*") and binding.module:
+                defining = self._defining_class(class_key(binding.module, binding.symbol)).rpartition(":")[0]
+                if defining and defining != module and defining not in found:
+                    found.append(defining)
+        return found
 
     def _importer_facts(self, module: str) -> list[FileFacts]:
         """The analyses of the project's modules that import ``module`` (made on demand, not
@@ -1506,9 +1527,8 @@ class ProjectIndex:
         # (as when the module itself is linted: a file the pre-filter drops is never analysed
         # there, so its methods are not taken as per-batch here either, and each caller reports
         # what they keep; the pre-filter runs only if the analysis asks)
-        externals.called_per_batch_by_importers = _Lazy(
-            lambda: self._called_with_grad_by_importers(module, in_loops=True) if self._passes_prefilter(module, whole_source, whole_tree) else frozenset()
-        )
+        externals.called_per_batch_by_importers = _Lazy(lambda: self._called_with_grad_by_importers(module, in_loops=True))
+        externals.analysed_when_linted = functools.cache(lambda: self._passes_prefilter(module, whole_source, whole_tree))
         try:
             facts = analyse(parsed, self.settings, called_under_no_grad(tree), externals=externals)
         except Exception:  # a bug analysing a helper must not cost the linted file its analysis
@@ -1694,6 +1714,23 @@ class ProjectIndex:
                 found.append(summary.methods[method])
         return found
 
+    def overrides_of(self, base: str, method: str, linted: str) -> list[Summary]:
+        """``method`` of the one class of the project's other modules whose bases name ``base``
+        (by its last name, as written) and that defines it itself; empty when there are none
+        or several (read from outlines: only that one class's module is summarised)."""
+        owners = [
+            (module, cls)
+            for module in self._files_defining(method)
+            if module != linted
+            for cls, outline in self._outline(module).classes.items()
+            if method in outline.methods and any((written or "").rsplit(".", 1)[-1] == base for written in outline.bases)
+        ]
+        if len(owners) != 1:
+            return []
+        module, cls = owners[0]
+        summary = self._summary_for(module, cls).classes.get(cls)
+        return [summary.methods[method]] if summary is not None and method in summary.methods else []
+
     def _files_defining(self, method: str) -> list[str]:
         """The files of the project whose text has an indented ``def method`` (every method of
         a project class is one: a superset, from one pass over the project's text)."""
@@ -1815,6 +1852,10 @@ class _LazyExternals(Externals):
     def project_methods_named(self, method: str) -> list[Summary]:
         names = self.names
         return names._index.methods_defined(method, self.path) if isinstance(names, _LazyNames) else []
+
+    def project_overrides(self, base: str, method: str) -> list[Summary]:
+        names = self.names
+        return names._index.overrides_of(base, method, self.path) if isinstance(names, _LazyNames) else []
 
     def reexported(self, module: ModuleSummary, name: str) -> Optional[Imported]:
         names = self.names
@@ -1953,7 +1994,7 @@ def _export(path: str, module: cst.Module, facts: FileFacts, externals: External
                 exported.functions[statement.name.value] = summary
     filled = {(function.cls, attribute) for function in facts.functions if function.cls for attribute in filled_with_graphs(function)}
     for name in local_classes:
-        info = ClassSummary(name, path, is_module=name in facts.module_classes)
+        info = ClassSummary(name, path, is_module=name in facts.module_classes, fields=facts.record_classes.get(name))
         for definition in _class_chain(name, local_classes):
             if isinstance(definition, ClassSummary):
                 for method, summary in definition.methods.items():
@@ -2033,6 +2074,23 @@ def _hook_calls(facts: FileFacts, function: Function, calls_by_id: dict[int, cst
         return False, ()
     sites = [site for site in per_batch_sites(facts, function.summary.key) if site.function.cls is not None]
     if not sites:
+        # ``self.learn(batch)`` of the class may name a subclass's implementation (an abstract
+        # method the project implements once), as the site then says: per batch in this file,
+        # or in a method called once per batch by another module (tianshou's
+        # ``offpolicy_trainer`` calling ``BasePolicy.update``, which calls ``self.learn``)
+        method = function.summary.key.rsplit(".", 1)[-1]
+        on_self = [site for site in facts.call_sites if site.function.cls == function.cls and site.function is not function]
+        if on_self:
+            if not calls_by_id:
+                calls_by_id.update({id(node): node for node in subtree(facts.module) if type(node) is cst.Call})
+            on_self = [site for site in on_self if site.callee != function.summary.key and _calls_on_self(calls_by_id.get(site.call_id), method)]
+        if on_self:
+            per_batch = {id(site) for callee in {site.callee for site in on_self} for site in per_batch_sites(facts, callee)}
+            sites = [site for site in on_self if id(site) in per_batch]
+        if on_self and not sites and facts.externals is not None and facts.externals.path:  # (only then the importers' loops are read)
+            by_importers = facts.externals.called_per_batch_by_importers
+            sites = [site for site in on_self if site.function.summary.key in by_importers]
+    if not sites:
         return False, ()
     if not calls_by_id:
         calls_by_id.update({id(node): node for node in subtree(facts.module) if type(node) is cst.Call})
@@ -2052,6 +2110,11 @@ def _hook_calls(facts: FileFacts, function: Function, calls_by_id: dict[int, cst
             if type(argument) is cst.Call and type(argument.func) is cst.Attribute and dotted(argument.func.value) == "self":
                 sources[position] = argument.func.attr.value
     return True, tuple(sources)
+
+
+def _calls_on_self(call: Optional[cst.Call], method: str) -> bool:
+    """``self.<method>(...)``."""
+    return call is not None and type(call.func) is cst.Attribute and call.func.attr.value == method and dotted(call.func.value) == "self"
 
 
 def _class_chain(name: str, classes: Mapping[str, cst.ClassDef]) -> Iterator[cst.ClassDef]:

@@ -204,8 +204,11 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
     if any(same(drawn) for drawn in facts.drawn_at_random):
         return False  # a replay memory: each draw would backward its graphs again, which raises
     backwarded_results = _backwarded_results_closure(facts)
+    positions = facts.evidence.backwarded_positions if facts.evidence is not None else {}
     for function in facts.functions:
-        if function.name in backwarded_results and _one_graph_returned(function) and any(same(source) for source in function.returned_keys):
+        if function.name in backwarded_results and _one_graph_returned(function) and any(
+            same(source) and _at_a_backwarded_position(function, source, positions.get(function.name)) for source in function.returned_keys
+        ):
             # (one value: of a tuple, the caller may backward one element and detach the other)
             return True  # ``def actor_loss(self): return -torch.cat(self.log_probs).mean()``, backwarded by its caller
         if not function.backwards:
@@ -219,6 +222,16 @@ def backwarded_elsewhere(facts: FileFacts, key: str, owner: Optional[Function] =
         if "." in key and _read_back_through_accessors(facts, attribute, sources - helpers):
             return True
     return False
+
+
+def _at_a_backwarded_position(function: Function, key: str, positions: Optional[set[int]]) -> bool:
+    """``key`` is returned at a position of the tuple that callers backward (all, when they
+    backward the whole result): a replay buffer's ``sample`` returning the stored log-probs
+    that the learner only reads detached is not differentiated through them."""
+    if positions is None:
+        return True
+    returned_at = _returned_at(function, key)
+    return returned_at is None or bool(returned_at & positions)
 
 
 def _read_back_through_accessors(facts: FileFacts, attribute: str, sources: set[str]) -> bool:
@@ -929,6 +942,8 @@ def _own_event(helper: Function, event: Held) -> Optional[Held]:
             continue
         if effect.kind != kind or effect.where != helper.name or not fixed_at_its_line(helper.summary, effect):
             continue
+        if "." in effect.target and "." in event.key and effect.target.rsplit(".", 1)[-1] != event.key.rsplit(".", 1)[-1]:
+            continue  # (``self.buffer.logits`` is kept by the statement writing ``self.logits``, not ``self.examples``)
         statement = helper.effect_nodes.get(id(effect))
         if isinstance(event, Store):
             stored = helper.effect_stores.get(id(effect))
@@ -1604,7 +1619,7 @@ def retained_over_carried_state(
         for call in function.backwards:
             if call.retain_graph is None:
                 continue
-            binding = carried_into(call, carried, facts) or stored_into_the_backwarded(call, facts)
+            binding = carried_into(call, carried, facts) or stored_into_the_backwarded(call, facts) or summed_into_the_backwarded(call, facts)
             if binding is not None and not _needed_by_a_later_retaining_backward(call, facts):
                 yield call, binding
 
@@ -1687,6 +1702,48 @@ def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional
         return Binding(
             event.node, event.seq, loop, function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee,
         )
+    return None
+
+
+def differentiates_what_it_keeps(call: BackwardCall, facts: FileFacts) -> bool:
+    """``call`` differentiates something read back from an object its function stores graphs
+    into (DER++: ``self.buffer.add_data(logits=outputs)`` after ``buf_logits =
+    self.buffer.get_data(...)`` fed the loss): the next iteration's backward may go through
+    this one's graph, so its ``retain_graph=True`` is not known to be unneeded."""
+    function = call.function
+    owners = {event.key.rsplit(".", 1)[0] for event in function.stores if event.value.attached and not event.value.double_backward}
+    owners -= {"self", "cls"}
+    if not owners:
+        return False
+    sources = function.sources_of(call.mentions | call.output_mentions)
+    # (read back through a member of the object, ``self.buffer.get_data(...)``; calling the
+    # object itself, a loss function keeping records, reads nothing it kept)
+    members = {source for owner in owners for source in sources if source.startswith(owner + ".")}
+    if not members or not isinstance(function.node, cst.FunctionDef):
+        return bool(members)
+    # (a member whose every call here gives no graph, ``balancer.weights()`` returning
+    # ``w.detach()``, hands nothing back)
+    calls = [node for node in subtree(function.node) if type(node) is cst.Call and dotted(node.func) in members]
+    return not calls or any(facts.values.get(id(node)) is None or not facts.values[id(node)].detached for node in calls)
+
+
+def summed_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional[Binding]:
+    """A sum the loop around ``call`` keeps across iterations (``self.reg_loss = self.reg_loss +
+    reg``, DeepCTR's regulariser) and differentiates every iteration: each backward reaches the
+    graphs of all the iterations before, which only ``retain_graph=True`` keeps alive (without
+    it the second iteration raises), so the sum is a carried state the retain papers over."""
+    if call.loop is None:
+        return None
+    function = call.function
+    enclosing = list(call.loop.enclosing())
+    for event in function.accumulations:
+        if event.value.double_backward or event.seq > call.seq:
+            continue
+        loop = leaking_loop(event, facts)
+        if loop is None or loop not in enclosing or _emptied_every_iteration(function, event, loop):
+            continue
+        if function.derived_from({event.key}) & (call.mentions | call.output_mentions):
+            return Binding(event.node, event.seq, loop, function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee)
     return None
 
 

@@ -262,6 +262,8 @@ class ClassSummary:
     is_module: bool = False
     methods: dict[str, Summary] = field(default_factory=dict)
     attributes: dict[str, Value] = field(default_factory=dict)
+    #: For a record class (a dataclass, an attribute dict), the fields it declares; else None.
+    fields: Optional[tuple[str, ...]] = None
 
     @property
     def key(self) -> str:
@@ -275,6 +277,7 @@ class ClassSummary:
             "is_module": self.is_module,
             "methods": {name: summary.to_dict() for name, summary in self.methods.items()},
             "attributes": {name: value_to_dict(value) for name, value in self.attributes.items()},
+            "fields": None if self.fields is None else list(self.fields),
         }
 
     @classmethod
@@ -285,6 +288,7 @@ class ClassSummary:
             bool(data.get("is_module", False)),
             {str(name): Summary.from_dict(summary) for name, summary in cast(dict[str, Mapping[str, object]], data.get("methods", {})).items()},
             {str(name): value_from_dict(value) for name, value in cast(dict[str, Mapping[str, object]], data.get("attributes", {})).items()},
+            None if data.get("fields") is None else tuple(str(name) for name in cast(list[object], data["fields"])),
         )
 
 
@@ -347,6 +351,9 @@ class Externals:
     #: Of those, the methods it calls so inside a loop (``learner.train(batch)`` in ``main.py``'s
     #: loop): their stores into the object's state outlive each call, as a per-batch method's do.
     called_per_batch_by_importers: Container[str] = frozenset()
+    #: Whether the file passes the pre-filter, so that linting it analyses it (a module summarised
+    #: for an importer may not): only then are its methods per batch by their importers' loops.
+    analysed_when_linted: Callable[[], bool] = lambda: True
     #: The linted file's folder relative to the project root (``scripts/``): messages name a
     #: helper's file relative to it when the helper lives in it or below.
     directory: str = ""
@@ -401,4 +408,10 @@ class Externals:
         """The method ``method`` of each class of the whole project that defines one, imported
         or not (``self.logger.log_stat(...)`` on an object the entry script built and passed
         in); empty outside a project."""
+        return []
+
+    def project_overrides(self, base: str, method: str) -> list[Summary]:
+        """``method`` as each class of another module of the project that names ``base`` among
+        its bases defines it (``DQNPolicy.learn`` for ``BasePolicy``'s abstract ``learn``);
+        empty outside a project."""
         return []

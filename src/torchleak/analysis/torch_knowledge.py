@@ -23,8 +23,16 @@ PER_BATCH_METHODS: Final = frozenset({"training_step", "train_step", "training_s
 #: batch_idx, data_batch, outputs)`` gets the ``log_vars`` of ``BaseModel.parse_losses`` (tensors
 #: its message hub converts with ``.item()``; a hook that keeps them keeps every iteration's graph).
 PER_BATCH_HOOKS: Final = {"after_train_iter": frozenset({"outputs"})}
+#: Hooks a framework calls once per training iteration with the object that runs it, by hook
+#: name -> parameter -> the attributes of that object holding the iteration's graph: Avalanche's
+#: plugins (``before_backward(self, strategy)``, ``strategy.mb_output`` the model's output and
+#: ``strategy.loss`` the loss, both attached from the forward until the next iteration).
+PER_BATCH_OBJECT_HOOKS: Final = {
+    hook: {"strategy": frozenset({"mb_output", "loss"})}
+    for hook in ("after_forward", "before_backward", "after_backward", "after_training_iteration", "before_update", "after_update")
+}
 #: Every name a framework runs once per batch: what the pre-filter keeps, as it keeps loops.
-PER_BATCH_NAMES: Final = PER_BATCH_METHODS | frozenset(PER_BATCH_HOOKS)
+PER_BATCH_NAMES: Final = PER_BATCH_METHODS | frozenset(PER_BATCH_HOOKS) | frozenset(PER_BATCH_OBJECT_HOOKS)
 
 #: Lightning runs these under ``torch.no_grad()`` / ``inference_mode()`` itself.
 NO_GRAD_METHODS: Final = frozenset(

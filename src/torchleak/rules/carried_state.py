@@ -417,7 +417,7 @@ class CarriedState(Rule):
                 value = statement_text(facts, handed, limit=40)
                 where = f" (averaged into it by {binding.in_callee}, which this call gives {value})"
                 fix = f"pass {item_fix(facts, handed)}.item() (or .detach()), or make the update under torch.no_grad() in {method}"
-            elif binding.in_callee:
+            elif binding.in_callee and not (_fed_to_a_forward(binding) and _result_backwarded(facts, binding.in_callee)):
                 how = "updated" if single_assign(binding.node) is not None else "updated in place"  # (``self.gap = m * self.gap + ...``)
                 where = f" ({how} by {binding.in_callee} from tensors that require grad)"
                 fix = f"make the update under torch.no_grad() in {binding.in_callee.rsplit('.', 1)[-1]}"
@@ -518,6 +518,22 @@ def _starts_as_leaf(binding: Binding) -> bool:
     """The state starts as a tensor that requires grad (``adv = x.clone().requires_grad_()``),
     which the loop differentiates: a plain ``.detach()`` would make the next ``grad`` call fail."""
     return any(other.key == binding.key and other.value.leaf for other in binding.function.bindings)
+
+
+def _result_backwarded(facts: FileFacts, function: str) -> bool:
+    """A caller in the file backwards what ``function`` returns (an episode's log-probs)."""
+    return facts.evidence is not None and function in facts.evidence.backwarded_results
+
+
+def _fed_to_a_forward(binding: Binding) -> bool:
+    """The state comes out of a call given its previous value (``out, self.prev_hid =
+    self.policy_net(obs, self.prev_hid)``): a recurrent state, whose gradient within the call
+    is needed; no_grad around the update would stop training, detaching it would not."""
+    assign = single_assign(binding.node)
+    if assign is None or type(assign.value) is not cst.Call:
+        return False
+    own = "self." + binding.key.rsplit(".", 1)[-1]
+    return any(own in mentions(arg.value) for arg in assign.value.args)
 
 
 def _slot_written(binding: Binding) -> str | None:

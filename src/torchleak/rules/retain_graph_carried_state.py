@@ -204,10 +204,12 @@ class RetainGraphCarriedState(Rule):
             if call.retain_graph is None:
                 continue  # (never: the query yields retaining calls only)
             steps = any(loop.has_optimizer_step for loop in call.loop.enclosing()) if call.loop is not None else False
+            # (a running sum of losses saves what its terms saved, often no weight: it only grows)
+            summed = any(event.node is binding.node for event in binding.function.accumulations)
             harm = (
                 "optimizer.step() then modifies in place the weights the retained graph saved, so the next "
                 "iteration's backward raises"
-                if steps
+                if steps and not summed
                 else "the graph and the step time grow every iteration"
             )
             key = binding.key

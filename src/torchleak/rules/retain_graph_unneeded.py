@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.facts import BackwardCall, FileFacts
 from torchleak.analysis.names import dotted
-from torchleak.analysis.queries import retained_for_a_guarded_backward, graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text, stored_into_the_backwarded, unstepped_pre_loop_graph
+from torchleak.analysis.queries import differentiates_what_it_keeps, retained_for_a_guarded_backward, graph_reused, last_of_losses_retains, later_backward, carried_into, helper_graph_reused, loops_with_carried_state, per_batch_calls, statement_text, stored_into_the_backwarded, unstepped_pre_loop_graph
 from torchleak.edits import keyword_edit
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
 
@@ -257,6 +257,8 @@ class RetainGraphUnneeded(Rule):
                     continue  # ``del output`` right after: the retained graph is freed there
                 if retained_for_a_guarded_backward(call):
                     continue  # ``retain_graph=flag`` for the backward that ``if flag:`` runs next
+                if differentiates_what_it_keeps(call, facts):
+                    continue  # (the next backward may reach this graph through what was kept)
                 if call.loop is None:
                     if carried_into(call, carried, facts) is not None:
                         continue  # TLK202 reports retain_graph=True hiding a state a forward carries

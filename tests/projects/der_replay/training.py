@@ -45,10 +45,10 @@ def train(model, tasks, n_epochs=1):
                 # Derpp.observe hands the attached per-sample losses to the buffer, whose importance_scores
                 # keep 106 -> 206 -> 326 autograd nodes (about +10 per batch once the buffer is full: one
                 # CopySlices chain through every write); 0 with per_sample.detach().
-                loss = model.meta_observe(inputs, labels, inputs)  # known-miss: TLK102 (ContinualModel.meta_observe in continual_model.py calls self.observe, which the analysis resolves to the base class's NotImplementedError stub instead of Derpp.observe in derpp.py, which passes per_sample to Buffer.add_data, which hands each element to LossAwareSampling.update, which writes it into self.importance_scores[index]; found when the loop calls model.observe directly)
+                loss = model.meta_observe(inputs, labels, inputs)  # known-miss: TLK102 (reported where the leak is kept, buffer.py:23: ContinualModel.meta_observe in continual_model.py runs Derpp.observe in derpp.py, which passes per_sample to Buffer.add_data, which hands each element to LossAwareSampling.update, which writes it into self.importance_scores[index])
                 # Measured (a task of 2, 6, 12 batches): running_loss keeps 76 -> 216 -> 426 autograd
                 # nodes (+35 per batch); 0 when observe() returns loss.item() as mammoth's does.
-                progress_bar.prog(i, len(train_loader), epoch, t, loss)  # known-miss: TLK101 (loss is what meta_observe returns, self.observe(...) of the subclass Derpp in derpp.py, an attached tensor; seen through the base-class stub it is unknown; ProgressBar.prog in status.py adds it to self.running_loss; found when the loop calls model.observe directly)
+                progress_bar.prog(i, len(train_loader), epoch, t, loss)  # expect: TLK101 (loss is what meta_observe returns: ContinualModel.meta_observe in continual_model.py calls the abstract self.observe, which Derpp in derpp.py implements; ProgressBar.prog in status.py adds it to self.running_loss)
         accs, _ = evaluate(model, [test for _, test in tasks[: t + 1]])
         results.append(accs)
         print(f"task {t + 1}: mean accuracy {sum(accs) / len(accs):.2f} running loss {float(progress_bar.summary()):.4f}")

@@ -162,7 +162,7 @@ class Exp_Long_Term_Forecast(Exp_Basic):
                         scaler.step(model_optim)
                         scaler.update()
                     else:
-                        accum_loss.backward(retain_graph=True)  # known-miss: TLK202
+                        accum_loss.backward(retain_graph=True)  # expect: TLK202
                         nn.utils.clip_grad_norm_(self.model.parameters(), self.args.clip_grad)
                         model_optim.step()
                     model_optim.zero_grad()

@@ -56,11 +56,11 @@ class Buffer:
                 if labels is not None:
                     self.labels[index] = labels[i].to(self.device)
                 if logits is not None:
-                    self.logits[index] = logits[i].to(self.device)
+                    self.logits[index] = logits[i].to(self.device)  # known-false: TLK102 (the author counted this store as the state the retain_graph=True at models/derpp.py:35 papers over, fixed at derpp.py:42 with logits=outputs.data; storing a detached copy here ends the growth too)
                 if task_labels is not None:
                     self.task_labels[index] = task_labels[i].to(self.device)
                 if confidences is not None:
-                    self.confidences[index] = confidences[i]  # known-miss: TLK102
+                    self.confidences[index] = confidences[i]  # expect: TLK102
 
     def get_data(self, size: int, transform=None, return_index=False, device=None) -> Tuple:
         """

@@ -127,5 +127,5 @@ class UNetModel(nn.Module):
         h = self.middle_block(h, emb)
         if self.training:
             batch_rms = h.pow(2).mean().sqrt()
-            self.feature_rms = self.rms_momentum * self.feature_rms + (1 - self.rms_momentum) * batch_rms  # known-miss: TLK103
+            self.feature_rms = self.rms_momentum * self.feature_rms + (1 - self.rms_momentum) * batch_rms  # expect: TLK103
         return self.out(h)

@@ -57,7 +57,7 @@ def offpolicy_trainer(
             for _ in range(round(update_per_step * result["n/st"])):
                 gradient_step += 1
                 losses = policy.update(batch_size, train_collector.buffer)
-                td_abs_sum += losses["td"]  # known-miss: TLK101
+                td_abs_sum += losses["td"]  # expect: TLK101
                 for k in losses.keys():
                     stat[k].add(losses[k])
                     losses[k] = stat[k].get()

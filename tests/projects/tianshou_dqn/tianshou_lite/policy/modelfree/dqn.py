@@ -122,7 +122,7 @@ class DQNPolicy(BasePolicy):
         self.optim.zero_grad()
         weight = batch.pop("weight", 1.0)
         logits = self(batch).logits
-        self._q_scale = self._q_scale_decay * self._q_scale + (1 - self._q_scale_decay) * logits.abs().mean()  # known-miss: TLK103
+        self._q_scale = self._q_scale_decay * self._q_scale + (1 - self._q_scale_decay) * logits.abs().mean()  # expect: TLK103
         q = logits[torch.arange(len(logits)), batch.act]
         r = to_torch_as(batch.returns.flatten(), q)
         td = r - q

@@ -1,0 +1,1 @@
+from avalanche.training.templates.common_templates import SupervisedTemplate  # noqa: F401

@@ -1,0 +1,1 @@
+from darts.timeseries import TimeSeries  # noqa: F401

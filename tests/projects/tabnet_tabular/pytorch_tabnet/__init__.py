@@ -1,0 +1,1 @@
+from pytorch_tabnet.tab_model import TabNetRegressor, TabNetClassifier  # noqa: F401

@@ -6386,7 +6386,7 @@ class _Walker:
         init = self.context.method(self.function.cls, "__init__")
         if init is None:
             return False
-        names = {param.name.value for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        names = _parameter_names(init)
         return any(
             type(value) is cst.Name and value.value in names
             for method, value in self.context._attribute_assignments(self.function.cls, key[len("self."):])

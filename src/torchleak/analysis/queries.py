@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Final, Optional, Union
+from typing import Final, Optional, TypeVar, Union
 
 import libcst as cst
 
@@ -20,6 +20,8 @@ from torchleak.analysis.flow import (
 )
 
 Held = Union[Accumulation, Store]
+#: One kind of held event (a function's sums, or its stores).
+HeldKind = TypeVar("HeldKind", Accumulation, Store)
 
 
 def leaking_loop(event: Held, facts: FileFacts) -> Optional[Loop]:
@@ -1678,17 +1680,9 @@ def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional
     which only ``retain_graph=True`` keeps alive (without it the second iteration raises), so
     the store is a carried state the retain papers over, as a state the loop rebinds is. (The
     store is no TLK102 finding: its value is backwarded.)"""
-    if call.loop is None:
-        return None
     function = call.function
-    enclosing = list(call.loop.enclosing())
     held: Optional[set[int]] = None
-    for event in function.stores:
-        if event.value.double_backward:
-            continue
-        loop = leaking_loop(event, facts)
-        if loop is None or loop not in enclosing or _emptied_every_iteration(function, event, loop):
-            continue
+    for event, loop in _kept_across_iterations_of(call, facts, function.stores):
         if event.method == "[]=" and not _index_changes_per_iteration(facts, event, loop):
             continue  # one slot overwritten: one earlier graph, not a growing chain
         owner = event.key.rsplit(".", 1)[0]
@@ -1699,10 +1693,27 @@ def stored_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional
             held = {id(kept) for kept, _ in _held(facts, False, as_importer=True)}
         if id(event) in held:
             continue
-        return Binding(
-            event.node, event.seq, loop, function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee,
-        )
+        return _as_binding(event, loop)
     return None
+
+
+def _kept_across_iterations_of(call: BackwardCall, facts: FileFacts, events: Iterable[HeldKind]) -> Iterator[tuple[HeldKind, Loop]]:
+    """Of ``events`` (a function's stores or sums), those kept across the iterations of a loop
+    around ``call`` (not emptied by it), with that loop: what its later iterations may reach."""
+    if call.loop is None:
+        return
+    enclosing = list(call.loop.enclosing())
+    for event in events:
+        if event.value.double_backward:
+            continue
+        loop = leaking_loop(event, facts)
+        if loop is not None and loop in enclosing and not _emptied_every_iteration(call.function, event, loop):
+            yield event, loop
+
+
+def _as_binding(event: Held, loop: Loop) -> Binding:
+    """A store or a sum, as the carried state it is when a later backward goes through it."""
+    return Binding(event.node, event.seq, loop, event.function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee)
 
 
 def differentiates_what_it_keeps(call: BackwardCall, facts: FileFacts) -> bool:
@@ -1732,18 +1743,10 @@ def summed_into_the_backwarded(call: BackwardCall, facts: FileFacts) -> Optional
     reg``, DeepCTR's regulariser) and differentiates every iteration: each backward reaches the
     graphs of all the iterations before, which only ``retain_graph=True`` keeps alive (without
     it the second iteration raises), so the sum is a carried state the retain papers over."""
-    if call.loop is None:
-        return None
     function = call.function
-    enclosing = list(call.loop.enclosing())
-    for event in function.accumulations:
-        if event.value.double_backward or event.seq > call.seq:
-            continue
-        loop = leaking_loop(event, facts)
-        if loop is None or loop not in enclosing or _emptied_every_iteration(function, event, loop):
-            continue
-        if function.derived_from({event.key}) & (call.mentions | call.output_mentions):
-            return Binding(event.node, event.seq, loop, function, event.key, event.value, frozenset(), via=event.via, in_callee=event.in_callee)
+    for event, loop in _kept_across_iterations_of(call, facts, function.accumulations):
+        if event.seq < call.seq and function.derived_from({event.key}) & (call.mentions | call.output_mentions):
+            return _as_binding(event, loop)
     return None
 
 

@@ -39,7 +39,7 @@ from torchleak.analysis.facts import (
     LoopNode,
     Store,
 )
-from torchleak.analysis.names import ImportAliases, dotted, last_identifier
+from torchleak.analysis.names import ImportAliases, dotted, last_identifier, method_on_self
 from torchleak.analysis.prefilter import called_under_no_grad
 from torchleak.analysis.settings import Settings
 from torchleak.analysis.summaries import ClassSummary, Effect, EffectKind, Externals, Summary, argument_position, class_key
@@ -2282,9 +2282,8 @@ class _FileContext:
             if method is None:
                 continue
             for call in self.body(method).calls:
-                func = call.func
-                if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
-                    name = func.attr.value
+                name = method_on_self(call.func)
+                if name is not None:
                     if name not in found:
                         found.add(name)
                         stack.append(name)
@@ -2632,8 +2631,7 @@ class _FileContext:
                 method for method in dict.fromkeys(method for method, _ in self._attribute_assignments(cls, attribute))
                 if not any(
                     # (one that runs the object's other methods is walked in its turn: its calls need theirs)
-                    type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-                    and call.func.value.value == "self" and call.func.attr.value in methods
+                    method_on_self(call.func) in methods
                     for call in self.body(method).calls
                 )
             ]
@@ -3605,10 +3603,7 @@ class _Walker:
             methods = [statement for statement in _body(node.body) if type(statement) is cst.FunctionDef]
             # (a method that others of the class call on ``self`` is walked from its first caller,
             # whose walk has bound what it reads: ``self.mb_output`` in ``_after_training_iteration``)
-            called = {
-                call.func.attr.value for method in methods for call in self.context.body(method).calls
-                if type(call.func) is cst.Attribute and type(call.func.value) is cst.Name and call.func.value.value == "self"
-            }
+            called = {method_on_self(call.func) for method in methods for call in self.context.body(method).calls} - {None}
             for statement in sorted(methods, key=lambda method: method.name.value in called):
                 self.walk_function(statement, inherited_no_grad=False)
         elif type(node) is cst.Match:
@@ -6277,8 +6272,9 @@ class _Walker:
         """``self.batch_states`` set in ``__init__`` from a parameter whose default is a
         function (``batch_states=batch_states``, pfrl's agents): that default, which a call of
         the attribute runs unless the caller handed in another; None for anything else."""
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self" or self.function.cls is None:
+        if method_on_self(func) is None or self.function.cls is None:
             return None
+        assert type(func) is cst.Attribute
         memo = self.context.default_callables
         if (self.function.cls, func.attr.value) in memo:
             return memo[(self.function.cls, func.attr.value)]
@@ -6917,7 +6913,7 @@ class _Walker:
                 stored = self._callee_store(callee, effect) if callee is not None and effect.kind == "store" else None
                 positions = _store_positions(callee, stored, effect)
                 keyed = (-1,) if positions and keyed_per_call(node, summary, positions) else ()
-                through_self = type(node.func) is cst.Attribute and type(node.func.value) is cst.Name and node.func.value.value == "self"
+                through_self = method_on_self(node.func) is not None
                 self._effect(replace(effect, kind=kind, target=outside, value=value, keyed=keyed, through_self=through_self), helper_statement)
             elif outside is not None and effect.kind == "reset":
                 self._effect(replace(effect, target=outside))
@@ -7181,8 +7177,7 @@ class _Walker:
             return False
         # (a method of the same object, ``self._accumulate_epoch_loss(loss, bs)``, is fixed where it
         # sums what carries a graph; another object's meter, ``meter.update(loss, n)``, at the call)
-        on_self = type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
-        graphs = self._positions_given_graphs(node, callee.summary) if on_self and not effect.value.attached else None
+        graphs = self._positions_given_graphs(node, callee.summary) if method_on_self(func) is not None and not effect.value.attached else None
         return fixed_at_its_line(callee.summary, effect, graphs)
 
     def _positions_given_graphs(self, node: cst.Call, summary: Summary) -> Optional[frozenset[int]]:
@@ -7190,17 +7185,10 @@ class _Walker:
         arguments, ``self`` counted); None when a star argument hides them."""
         if any(arg.star for arg in node.args):
             return None
-        names = list(summary.parameters)
-        offset = 1 if _binds_self(node, summary) else 0
-        found: set[int] = set()
-        for position, arg in enumerate(node.args):
-            if not self.values.get(id(arg.value), UNKNOWN).attached:
-                continue
-            if arg.keyword is None:
-                found.add(position + offset)
-            elif arg.keyword.value in names:
-                found.add(names.index(arg.keyword.value))
-        return frozenset(found)
+        return frozenset(
+            index for index in range(len(summary.parameters))
+            if (given := argument_at(node, summary, index)) is not None and self.values.get(id(given), UNKNOWN).attached
+        )
 
     def _given_numbers(self, callee: Function, effect: Effect) -> bool:
         """Some call of ``callee`` in the file passes, where ``effect`` keeps entries, a dict

@@ -42,6 +42,13 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
 _DOTTED = memo.node_cache()
 
 
+
+def method_on_self(func: cst.BaseExpression) -> Optional[str]:
+    """``name`` for ``self.name`` (the callee of ``self.name(...)``), else None."""
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+        return func.attr.value
+    return None
+
 def last_identifier(node: cst.BaseExpression) -> Optional[str]:
     """The identifier a callee is known by: ``model`` for ``self.model``, ``net`` for ``net``."""
     if type(node) is cst.Name:

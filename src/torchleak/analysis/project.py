@@ -39,7 +39,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchleak.analysis.facts import FileFacts, Function
-from torchleak.analysis.names import dotted
+from torchleak.analysis.names import dotted, method_on_self
 from torchleak.analysis.components import Partition, partition, segment_at
 from torchleak.analysis.prefilter import Segment, all_segments, called_under_no_grad, is_no_grad_block, computes_what_it_keeps, plan
 from torchleak.analysis.torch_knowledge import PER_BATCH_NAMES
@@ -2083,7 +2083,7 @@ def _hook_calls(facts: FileFacts, function: Function, calls_by_id: dict[int, cst
         if on_self:
             if not calls_by_id:
                 calls_by_id.update({id(node): node for node in subtree(facts.module) if type(node) is cst.Call})
-            on_self = [site for site in on_self if site.callee != function.summary.key and _calls_on_self(calls_by_id.get(site.call_id), method)]
+            on_self = [site for site in on_self if site.callee != function.summary.key and (call := calls_by_id.get(site.call_id)) is not None and method_on_self(call.func) == method]
         if on_self:
             per_batch = {id(site) for callee in {site.callee for site in on_self} for site in per_batch_sites(facts, callee)}
             sites = [site for site in on_self if id(site) in per_batch]
@@ -2110,11 +2110,6 @@ def _hook_calls(facts: FileFacts, function: Function, calls_by_id: dict[int, cst
             if type(argument) is cst.Call and type(argument.func) is cst.Attribute and dotted(argument.func.value) == "self":
                 sources[position] = argument.func.attr.value
     return True, tuple(sources)
-
-
-def _calls_on_self(call: Optional[cst.Call], method: str) -> bool:
-    """``self.<method>(...)``."""
-    return call is not None and type(call.func) is cst.Attribute and call.func.attr.value == method and dotted(call.func.value) == "self"
 
 
 def _class_chain(name: str, classes: Mapping[str, cst.ClassDef]) -> Iterator[cst.ClassDef]:

@@ -411,7 +411,7 @@ class Externals:
         return []
 
     def project_overrides(self, base: str, method: str) -> list[Summary]:
-        """``method`` as each class of another module of the project that names ``base`` among
-        its bases defines it (``DQNPolicy.learn`` for ``BasePolicy``'s abstract ``learn``);
-        empty outside a project."""
+        """``method`` as the one class of another module of the project that names ``base``
+        among its bases defines it (``DQNPolicy.learn`` for ``BasePolicy``'s abstract
+        ``learn``); empty when none or several do, and outside a project."""
         return []

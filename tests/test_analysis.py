@@ -13831,3 +13831,221 @@ class TestRoundFortyOneShapes:
             """
         )
         assert lint_source(source) == []
+
+
+class TestRoundFortyTwoShapes:
+    """Session 42: general causes behind misses and false findings on the blind projects."""
+
+    @staticmethod
+    def _lint(source: str) -> list[tuple[int, str, str]]:
+        from torchleak.engine import lint_source
+
+        return [(finding.line, finding.code, finding.message) for finding in lint_source(dedent(source))]
+
+    METER_BUFFER = """
+        import functools
+        from collections import defaultdict, deque
+        import torch
+        from torch import nn
+
+        class AverageMeter:
+            def __init__(self, window_size=50):
+                self._deque = deque(maxlen=window_size)
+                self._total = 0.0
+
+            def update(self, value):
+                self._deque.append(value)
+                self._total += value
+
+            def clear(self):
+                self._deque.clear()
+
+        class MeterBuffer(defaultdict):
+            def __init__(self, window_size=20):
+                super().__init__(functools.partial(AverageMeter, window_size=window_size))
+
+            def update(self, values=None, **kwargs):
+                if values is None:
+                    values = {}
+                values.update(kwargs)
+                for k, v in values.items():
+                    self[k].update(v)
+
+            def clear_meters(self):
+                for v in self.values():
+                    v.clear()
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 1)
+
+            def forward(self, x):
+                out = self.fc(x).mean()
+                return {"total_loss": out, "iou_loss": out * 2}
+
+        class Trainer:
+            def __init__(self, batches):
+                self.model = Net()
+                self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+                self.meter = MeterBuffer(window_size=10)
+                self.batches = batches
+                self.input_size = (8, 8)
+
+            def train_in_iter(self):
+                for self.iter in range(len(self.batches)):
+                    self.train_one_iter()
+                    self.after_iter()
+
+            def train_one_iter(self):
+                outputs = self.model(self.batches[self.iter])
+                loss = outputs["total_loss"]
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                self.meter.update(lr=0.1, **outputs)
+
+            def after_iter(self):
+                if self.iter % 10 == 0:
+                    self.meter.clear_meters()
+                if self.iter % 5 == 0:
+                    self.input_size = (16, 16)
+        """
+
+    def test_a_meter_buffer_that_is_a_dict_of_meters_sums_what_it_is_given(self):
+        # YOLOX: MeterBuffer(defaultdict) updates self[k] for each keyword; its clear_meters
+        # empties each meter's window (AverageMeter.clear), not the running totals; the loop
+        # ``for self.iter in range(...)`` and a method resetting one attribute of self do not
+        # make the trainer a fresh object every iteration
+        found = self._lint(self.METER_BUFFER)
+        assert [(line, code) for line, code, _ in found] == [(62, "TLK101")], found
+        assert "'self.meter.update(lr=0.1, **outputs)'" in found[0][2] and "AverageMeter.update" in found[0][2], found
+        # guard: the meter converts what it is given
+        assert self._lint(self.METER_BUFFER.replace("self._total += value", "self._total += float(value)")) == []
+
+    def test_a_grad_mode_parameter_without_default_trains_where_the_caller_passes_true(self):
+        # icefall's compute_loss(params, model, batch, is_training): ``with
+        # torch.set_grad_enabled(is_training)``; the record it returns has one attached entry,
+        # where the fix goes (a dict has no .detach())
+        source = """
+            import torch
+            from torch import nn
+            from collections import defaultdict
+
+            class MetricsTracker(defaultdict):
+                def __init__(self):
+                    super().__init__(int)
+
+                def __add__(self, other):
+                    ans = MetricsTracker()
+                    for k, v in self.items():
+                        ans[k] = v
+                    for k, v in other.items():
+                        ans[k] = ans[k] + v
+                    return ans
+
+            def compute_loss(model, x, is_training):
+                with torch.set_grad_enabled(is_training):
+                    loss = model(x).sum()
+                info = MetricsTracker()
+                info["frames"] = x.shape[0]
+                info["loss"] = loss.cpu()
+                return loss, info
+
+            def train_one_epoch(model, optimizer, batches):
+                tot_loss = MetricsTracker()
+                for x in batches:
+                    loss, loss_info = compute_loss(model, x, is_training=True)
+                    tot_loss = tot_loss + loss_info
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return tot_loss
+            """
+        found = self._lint(source)
+        assert [(line, code) for line, code, _ in found] == [(23, "TLK101")], found
+        assert "store loss.cpu().item() (or .detach()) in compute_loss" in found[0][2], found
+        assert self._lint(source.replace('info["loss"] = loss.cpu()', 'info["loss"] = loss.detach().cpu().item()')) == []
+
+    def test_a_carry_handed_to_a_helper_names_the_argument_that_holds_the_graph(self):
+        # nanoGPT-style logger.update(iter_num, loss, dt) averaging loss: the fix converts loss
+        source = """
+            import torch
+
+            class PerplexityLogger:
+                def __init__(self, smoothing=0.9):
+                    self.smoothing = smoothing
+                    self.smoothed_loss = None
+
+                def update(self, iter_num, loss, dt):
+                    if self.smoothed_loss is None:
+                        self.smoothed_loss = loss
+                    else:
+                        self.smoothed_loss = self.smoothing * self.smoothed_loss + (1 - self.smoothing) * loss
+
+            def run(model, optimizer, batches):
+                logger = PerplexityLogger()
+                for iter_num, (x, y) in enumerate(batches):
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    logger.update(iter_num, loss, 0.0)
+            """
+        found = self._lint(source)
+        assert [(line, code) for line, code, _ in found] == [(22, "TLK103")], found
+        assert "pass loss.item() (or .detach())" in found[0][2] and "iter_num.item()" not in found[0][2], found
+
+
+    def test_a_sum_read_back_only_as_a_number_into_a_backwarding_helpers_result_is_not_backwarded(self):
+        # OpenRLHF's training_step_actor: self.ptx_loss_sum += ptx_loss, then status["ptx_loss"] =
+        # float(self.ptx_loss_sum / n) in the dict it returns: a number, so no backward of the
+        # result differentiates the running sum
+        source = """
+            import torch
+            import torch.nn.functional as F
+
+
+            class Trainer:
+                def __init__(self, actor, critic, actor_optim, critic_optim):
+                    self.actor, self.critic = actor, critic
+                    self.actor_optim, self.critic_optim = actor_optim, critic_optim
+                    self.ptx_loss_sum = 0.0
+                    self.ptx_steps = 0
+
+                def training_step(self, batch):
+                    status = self.training_step_actor(batch)
+                    status.update(self.training_step_critic(batch))
+                    return status
+
+                def training_step_actor(self, batch):
+                    x, y, ptx = batch
+                    loss = F.mse_loss(self.actor(x), y)
+                    loss.backward()
+                    ptx_loss = self.actor(ptx).pow(2).mean()
+                    ptx_loss.backward()
+                    self.ptx_loss_sum += ptx_loss
+                    self.ptx_steps += 1
+                    self.actor_optim.step()
+                    self.actor_optim.zero_grad()
+                    status = {"policy_loss": loss.item()}
+                    status["ptx_loss"] = float(self.ptx_loss_sum / max(self.ptx_steps, 1))
+                    return status
+
+                def training_step_critic(self, batch):
+                    x, y, _ = batch
+                    loss = F.mse_loss(self.critic(x), y)
+                    loss.backward()
+                    self.critic_optim.step()
+                    self.critic_optim.zero_grad()
+                    return {"critic_loss": loss.item()}
+
+                def fit(self, batches):
+                    history = []
+                    for batch in batches:
+                        history.append(self.training_step(batch))
+                    return history
+            """
+        found = self._lint(source)
+        assert [(line, code) for line, code, _ in found] == [(24, "TLK101")], found
+        assert self._lint(source.replace("self.ptx_loss_sum += ptx_loss", "self.ptx_loss_sum += ptx_loss.item()")) == []

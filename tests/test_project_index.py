@@ -2101,3 +2101,146 @@ def test_a_record_class_of_another_module_holds_what_it_is_given(tmp_path: Path)
     project._INDEXES.clear()
     found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "train.py:19:9: TLK102" in found, found
+
+
+@pytest.mark.parametrize("annotated", [False, True])
+def test_an_object_declared_as_an_abstract_base_of_another_module_runs_its_one_subclass(tmp_path: Path, annotated: bool) -> None:
+    # PyTorch-VAE: VAEXperiment(vae_model: BaseVAE, ...) calls self.model.loss_function(*results);
+    # BaseVAE (models/base.py, re-exported by ``from .base import *``) leaves loss_function
+    # abstract, BetaVAE (models/beta_vae.py) implements it and keeps a moving average of the
+    # attached KL term; the logger keeps the attached loss dict
+    write(tmp_path, {
+        "setup.cfg": "",
+        "models/__init__.py": "from .base import *\nfrom .beta_vae import *\n",
+        "models/base.py": """
+            from torch import nn
+
+            __all__ = ["BaseVAE"]
+
+            class BaseVAE(nn.Module):
+                def forward(self, *inputs):
+                    pass
+
+                def loss_function(self, *inputs, **kwargs):
+                    pass
+        """,
+        "models/beta_vae.py": """
+            from torch import nn
+            from .base import BaseVAE
+
+            __all__ = ["BetaVAE"]
+
+            class BetaVAE(BaseVAE):
+                def __init__(self):
+                    super().__init__()
+                    self.enc = nn.Linear(4, 4)
+                    self.kld_ema = 0.0
+
+                def forward(self, x):
+                    h = self.enc(x)
+                    return [h, x, h]
+
+                def loss_function(self, *args, **kwargs):
+                    kld = (args[2] ** 2).mean()
+                    self.kld_ema = 0.98 * self.kld_ema + 0.02 * kld
+                    return {"loss": ((args[0] - args[1]) ** 2).mean() + kld, "KLD": kld}
+        """,
+        "utils.py": """
+            from collections import defaultdict
+
+            class MetricLogger:
+                def __init__(self):
+                    self.history = defaultdict(list)
+
+                def log_metrics(self, metrics):
+                    for key, val in metrics.items():
+                        self.history[key].append(val)
+        """,
+        "experiment.py": f"""
+            from models import BaseVAE
+
+            class VAEXperiment:
+                def __init__(self, vae_model{': BaseVAE' if annotated else ''}, logger):
+                    self.model = vae_model
+                    self.logger = logger
+
+                def training_step(self, batch):
+                    results = self.model(batch)
+                    train_loss = self.model.loss_function(*results, M_N=0.1)
+                    self.logger.log_metrics(train_loss)
+                    return train_loss["loss"]
+        """,
+        "train.py": """
+            import torch
+            from models import BetaVAE
+            from experiment import VAEXperiment
+            from utils import MetricLogger
+
+            def main(batches):
+                model = BetaVAE()
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                experiment = VAEXperiment(model, MetricLogger())
+                for x in batches:
+                    loss = experiment.training_step(x)
+                    loss.backward()
+                    opt.step()
+                    opt.zero_grad()
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "models/beta_vae.py:19:9: TLK103" in found, found  # in the helper: its one call is experiment.py's
+    assert "utils.py:10:13: TLK102" in found, found
+    assert found.count("TLK1") == 2, found
+    # guard: the average of a detached value, the logger given numbers
+    write(tmp_path, {
+        "models/beta_vae.py": (tmp_path / "models/beta_vae.py").read_text().replace("0.02 * kld\n", "0.02 * kld.item()\n"),
+        "utils.py": (tmp_path / "utils.py").read_text().replace("append(val)", "append(val.item())"),
+    })
+    project._INDEXES.clear()
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "TLK1" not in found, found
+
+
+def test_an_attribute_another_modules_epoch_sets_from_a_fresh_sum_is_no_carry(tmp_path: Path) -> None:
+    # icefall: train_one_epoch(params, ...) in engine.py ends with params.train_loss =
+    # tot_loss["loss"] / frames and keeps the best; train.py calls it once per epoch. Each
+    # epoch's value replaces the last: nothing chains (the sum, when attached, is the leak)
+    write(tmp_path, {
+        "setup.cfg": "",
+        "engine.py": """
+            import torch
+
+            def train_one_epoch(params, model, optimizer, batches):
+                tot_loss = 0.0
+                for x in batches:
+                    loss = model(x).sum()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    tot_loss = tot_loss + loss
+                params.train_loss = tot_loss / len(batches)
+                if params.train_loss < params.best_train_loss:
+                    params.best_train_loss = params.train_loss
+        """,
+        "train.py": """
+            import torch
+            from engine import train_one_epoch
+
+            class AttributeDict(dict):
+                def __getattr__(self, key):
+                    return self[key]
+
+                def __setattr__(self, key, value):
+                    self[key] = value
+
+            def main(batches):
+                params = AttributeDict({"best_train_loss": float("inf")})
+                model = torch.nn.Linear(4, 1)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(3):
+                    train_one_epoch(params, model, optimizer, batches)
+        """,
+    })
+    found = run_tool("torchleak", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "engine.py:11:9: TLK101" in found, found
+    assert "TLK103" not in found, found

@@ -2668,6 +2668,17 @@ class _FileContext:
         found = self.externals.classes.get(name) if ":" in name else self.externals.resolve(name)
         return found if isinstance(found, ClassSummary) else None
 
+    def implementation(self, cls: str, name: str) -> Optional[Summary]:
+        """``imported_method``, except that a method the class leaves abstract (a no-op) runs
+        the one implementation a subclass in the project gives it: an object declared as the
+        base (``vae_model: BaseVAE``) is one of its subclasses."""
+        method = self.imported_method(cls, name)
+        if method is not None and _does_nothing(method) and CLASS_UNION not in cls:
+            overrides = self.externals.project_overrides(cls.rsplit(":", 1)[-1].rsplit(".", 1)[-1], name)
+            if len(overrides) == 1:
+                return overrides[0]
+        return method
+
     def imported_method(self, cls: Optional[str], name: str) -> Optional[Summary]:
         """A method of an imported class, or one a class of this file inherits from one; of an
         object of one of several classes, the one that keeps something stands for them all."""
@@ -3678,8 +3689,9 @@ class _Walker:
 
     def _trains_by_default(self, call: cst.BaseExpression) -> bool:
         """``with torch.set_grad_enabled(track_gradient):`` in ``def regression(self, data,
-        track_gradient=True)`` whose result a caller backwards: the training call leaves the
-        default, so what the block computes is attached there."""
+        track_gradient=True)`` (or with no default) whose result a caller backwards: the
+        training call leaves the default or passes ``True``, so what the block computes is
+        attached there; a call passing ``False`` computes nothing attached."""
         assert type(call) is cst.Call
         flag = call.args[0].value
         if type(flag) is not cst.Name or flag.value not in self.parameters:
@@ -3688,8 +3700,8 @@ class _Walker:
         if type(definition) is not cst.FunctionDef:
             return False
         param = next((p for p in (*definition.params.params, *definition.params.kwonly_params) if p.name.value == flag.value), None)
-        if param is None or type(param.default) is not cst.Name or param.default.value != "True":
-            return False
+        if param is None or param.default is not None and not (type(param.default) is cst.Name and param.default.value == "True"):
+            return False  # (no default: each call says, ``compute_loss(..., is_training=True)`` in the training loop)
         if self.function.name in self.context.evidence.backwarded_results or self.function.name in self.context.externals.backwarded_by_importers:
             self.function.summary.grad_parameter = self.parameters.index(flag.value)
             return True
@@ -3938,7 +3950,9 @@ class _Walker:
             # ``state.hidden = hidden`` on an object the function is given: the caller's object
             # holds the graph now (a decoder state carried into the next window)
             outside = self._outside_target(key)
-            if outside is not None and argument_position(outside) is not None:
+            # (computed from what the attribute held: a fresh epoch's sum put in
+            # ``params.train_loss`` holds one graph, it chains none)
+            if outside is not None and argument_position(outside) is not None and key in self.function.sources_of(mentions(value_node)):
                 self._effect(Effect("carry", outside, value, self.function.name))
         elif (
             key.startswith("self.") and key.count(".") == 2 and self.function.cls is not None
@@ -4446,7 +4460,7 @@ class _Walker:
         key = target_key(target)
         if key is None:
             return
-        self._flow(mentions(value_node), key)
+        self._flow(self._graph_sources(value_node), key)  # (``status["ptx"] = float(total)`` holds none of total's graph)
         self._data_flow(value_node, key)  # (``outputs[t] = out``: what ``outputs`` holds is computed from ``out``)
         if container.kind is Kind.TENSOR and self.no_grad:
             return  # a write into a tensor under no_grad records nothing
@@ -6025,7 +6039,8 @@ class _Walker:
                 return None  # an abstract ``forward``: a subclass's runs, a module's output
             walked = self.context.walked.get(id(forward))
             return walked.summary if walked is not None else None
-        return self.context.imported_method(module.cls, "forward")
+        forward_summary = self.context.implementation(module.cls, "forward")
+        return None if forward_summary is not None and _does_nothing(forward_summary) else forward_summary
 
     def _contained_forward(
         self, module: Value, arguments: list[Value], node: Optional[cst.Call], owner: Optional[str], export: bool = False
@@ -6228,7 +6243,7 @@ class _Walker:
             # (Whisper's mixin on ``GenerationMixin``, whose ``generate`` runs without grad).
             return self.context.imported_method(self.function.cls, func.attr.value) if self.function.cls else None
         if type(func) is cst.Attribute and receiver.cls is not None:
-            method = self.context.imported_method(receiver.cls, func.attr.value)
+            method = self.context.implementation(receiver.cls, func.attr.value)
             if method is not None:
                 return method
         default = self._default_callable(func)
@@ -6316,9 +6331,18 @@ class _Walker:
             # the one subclass that keeps what it is given
             keeping = [candidate for candidate in candidates if _keeps_its_arguments(candidate)]
             others = [candidate for candidate in candidates if candidate not in keeping]
-            if len(keeping) == 1 and all(_does_nothing(other) and other.module == keeping[0].module for other in others):
+            if len(keeping) == 1 and all(_does_nothing(other) and self._overridden_by(other, keeping[0], name) for other in others):
                 candidates = keeping
         return candidates[0] if len(candidates) == 1 else None
+
+    def _overridden_by(self, default: Summary, override: Summary, method: str) -> bool:
+        """Whether ``override`` is the one implementation of ``method`` that a subclass of
+        ``default``'s class gives (a base's no-op in the same module, or in another module whose
+        class the overriding class names among its bases)."""
+        if default.module == override.module:
+            return True
+        found = self.context.externals.project_overrides(default.name.rsplit(".", 1)[0], method)
+        return len(found) == 1 and (found[0].name, found[0].module) == (override.name, override.module)
 
     def _attributes_named(self, owner: cst.BaseExpression, name: cst.BaseExpression) -> Optional[Value]:
         """``getattr(model, "loss_" + name)``: what the attributes of ``model``'s class (of the
@@ -6689,29 +6713,30 @@ class _Walker:
     def _target_at_call(self, node: cst.Call, target: str, summary: Summary) -> Optional[str]:
         """The caller's key for a summary's effect target."""
         func = node.func
-        if target.startswith("self."):
+        if target == "self" or target.startswith("self."):
+            # (``self``: the object itself, a dict or list subclass keeping its entries)
+            rest = target[len("self"):]
             called_object = summary.name.rsplit(".", 1)[-1] in ("forward", "__call__")
             if type(func) is not cst.Attribute:
                 # ``memory(feats)``: the instance called is ``self``
                 owner = dotted(func) if called_object else None
-                return f"{owner}.{target[len('self.'):]}" if owner is not None else None
+                return f"{owner}{rest}" if owner is not None else None
             if called_object and func.attr.value not in ("forward", "__call__") and dotted(func) is not None:
                 # ``self.dqn_loss(batch, ...)``: the object called is ``self.dqn_loss``, not ``self``
-                return f"{dotted(func)}.{target[len('self.'):]}"
+                return f"{dotted(func)}{rest}"
             owner = dotted(func.value)
             if owner is None and type(func.value) is cst.Call:
                 # ``get_current().logkv_mean(key, val)``: the module's logger, kept for good
                 made_by = self.context.applied.get(id(func.value))
                 if made_by is not None and made_by.returns_global:
-                    return f"{made_by.returns_global}.{target[len('self.'):]}"
+                    return f"{made_by.returns_global}{rest}"
             if owner is None:
                 # ``self.meters[k].update(v)``: an object kept in a container lives as long as it
-                owner = _element_owner(func.value)
-                return owner
+                return _element_owner(func.value)
             container = self._iterated_container(owner)
             if container is not None:
                 return container  # ``for cb in self.callbacks: cb.on_batch_end(out)``: the callbacks outlive the loop
-            return f"{owner}.{target[len('self.'):]}"
+            return f"{owner}{rest}"
         position = argument_position(target)
         if position is not None:
             _head, _, rest = target.partition(".")
@@ -6931,7 +6956,7 @@ class _Walker:
                 owner = key.rsplit(".", 1)[0]
                 held = self.env.get(owner)
                 cls = held.cls if held is not None and held.kind is Kind.INSTANCE else self.context.owner.get(id(callee.node)) if callee is not None else None
-                if "." not in owner and held is not None and held.kind in (Kind.INSTANCE, Kind.UNKNOWN) and cls is not None and not _holds_other_graphs(
+                if "." not in owner and owner != "self" and held is not None and held.kind in (Kind.INSTANCE, Kind.UNKNOWN) and cls is not None and not _holds_other_graphs(
                     self.context, cls, summary, effect.target
                 ):
                     # ``dec_state.detach()`` replacing the state object's only attached attribute:
@@ -7538,7 +7563,11 @@ class _Walker:
         elif method in ("zero_", "fill_") and type(func) is cst.Attribute and (key := dotted(func.value)) is not None and key.startswith("self."):
             # ``self.v_mem.zero_()`` in a reset method: new values, the same autograd history
             self._binding(node, key, DETACHED, set(), keeps_history=True)
-        elif method in ("detach_", "clear") and type(func) is cst.Attribute:
+        elif method in ("detach_", "clear") and type(func) is cst.Attribute and not (
+            # (``v.clear()`` over ``self.values()`` of meters whose class defines ``clear``: that
+            # method runs, which may empty a window and keep the running sum)
+            method == "clear" and receiver.kind in (Kind.UNKNOWN, Kind.INSTANCE) and self.context.methods_named(method)
+        ):
             # ``hidden[0].detach_()``; ``self.v_mem.zero_().detach_()``
             key = (target_key(func.value) or _chain_root(func.value, _ZEROING)) if method == "detach_" else dotted(func.value)
             if key is not None and method == "detach_" and key.endswith(".grad"):

@@ -211,6 +211,7 @@ def computes_what_it_keeps(tree: ast.AST, qualified: str) -> bool:
             for member in definition.body:
                 if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name == name:
                     given = {argument.arg for argument in member.args.args[1:] + member.args.kwonlyargs}
+                    given |= {star.arg for star in (member.args.vararg, member.args.kwarg) if star is not None}  # (``*args``: ``args[2]``)
                     computed = _locals_computed_from(member, given)
                     return any(_computed_from(kept, given | computed) or _value_names(kept) & computed for kept in _kept_on_self(member))
     return False

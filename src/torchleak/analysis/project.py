@@ -838,6 +838,9 @@ class ProjectIndex:
             if PurePosixPath(importer).name != "__init__.py":
                 continue
             exported = {b.local: b.symbol for b in outline.bindings if b.module == module and b.symbol not in (None, "*")}
+            if any(b.module == module and b.symbol == "*" for b in outline.bindings):
+                # (``from .base import *`` in the package: ``from models import BaseVAE`` is base's)
+                exported.update((name, name) for name in self._public_names(module))
             for outer in self._importers(importer):
                 if outer == module:
                     continue
@@ -848,6 +851,17 @@ class ProjectIndex:
                 ]
                 if through:
                     yield outer, replace(outer_outline, bindings=[*outer_outline.bindings, *through])
+
+    def _reaching(self, module: str) -> Iterator[tuple[str, _Outline]]:
+        """``_importing``, and the modules importing a base class of ``module``'s classes from
+        its own module: they call methods on objects declared as the base (``vae_model:
+        BaseVAE``), which run the overrides ``module`` defines."""
+        seen: set[str] = set()
+        for base in [module, *self._base_modules(module)]:
+            for importer, outline in self._importing(base):
+                if importer != module and importer not in seen:
+                    seen.add(importer)
+                    yield importer, outline
 
     def _backwarded_by_importers(self, module: str) -> frozenset[str]:
         """Functions of ``module`` whose results a module importing it backwards."""
@@ -876,8 +890,9 @@ class ProjectIndex:
             # its own module is in a function that is itself fixed there (the base class's
             # ``update_with_local_losses`` calling the subclass's ``update_with_all_losses``)
             return own_caller is not None and depth < _OWN_CALLERS_FOLLOWED and self.fixed_in_helper(own_caller, depth + 1, keeper or name)
+        read_whole = {module, *siblings, *self._base_modules(module)}  # (their calls are counted in by_name, from their trees)
         if called != "__call__" and any(
-            caller not in by_name and caller != module and caller not in siblings
+            caller not in by_name and caller not in read_whole
             for caller in self._files_calling().get(called, ())
         ):
             # a module that does not import it calls something of that name (an object handed
@@ -976,7 +991,7 @@ class ProjectIndex:
             if caller is not None:
                 yield from self._importer_analyses_calling(caller, depth + 1)
             return
-        for importer, outline in self._importing(module):
+        for importer, outline in self._reaching(module):
             if importer in callers or called == "__call__":
                 analysed = self._importer_analysis(importer, outline)
                 if analysed is not None:
@@ -1038,7 +1053,7 @@ class ProjectIndex:
         if calls is None:
             calls = {}
             # (a base class's module calling ``self.learn(batch)`` runs the override defined here)
-            for owner in dict.fromkeys([module, *(importer for importer, _ in self._importing(module)), *self._base_modules(module)]):
+            for owner in dict.fromkeys([module, *(importer for importer, _ in self._reaching(module)), *self._base_modules(module)]):
                 tree = self._importer_tree(owner)
                 for node in ast.walk(tree) if tree is not None else ():
                     if isinstance(node, ast.Call):

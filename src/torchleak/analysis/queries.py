@@ -16,7 +16,7 @@ from torchleak.analysis.names import dotted
 from torchleak.analysis.summaries import Effect, Externals
 from torchleak.analysis.flow import (
     DECAYING_SUM, additive_terms, arithmetic_leaves, decays_itself, decaying_increment, lerp_operands, single_assign, callee_sum_of_argument, data_mentions, grad_inputs_argument, grad_inputs_given, is_parameters_call, fixed_at_its_line, keeps_in_one_place, mentions, carries_what_it_computes, computed_and_handed_on, HELPER_SEPARATOR,
-    own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
+    iter_statements, own_returns, reach, scope_of, stores_the_parameter, subtree, zipped_with,
 )
 
 Held = Union[Accumulation, Store]
@@ -1794,6 +1794,10 @@ def _carried_by_the_callers_loop(call: BackwardCall, carried: dict[int, Binding]
         for binding in carried.values():
             if binding.function.cls is None or binding.function.cls != call.function.cls:
                 continue
+            if binding.in_callee and not binding.in_callee.endswith(".forward") and binding.key not in binding.function.returned_keys:
+                # a statistic a helper keeps beside the loss (``self.model.kld_ema`` in
+                # ``loss_function``), which the method's result is not computed from
+                continue
             if any(other.loop is not None and other.loop in loops for other in per_batch_calls(facts, binding.function)):
                 return binding
     return None
@@ -2501,6 +2505,49 @@ def _called_helper(facts: FileFacts, function: Function, call: cst.Call) -> Opti
         candidates += [f"{held.cls}.__call__", f"{held.cls}.forward"]
     by_name = {each.name: each for each in facts.functions}
     return next((by_name[name] for name in candidates if name in by_name), None)
+
+
+def attached_entry_written(facts: FileFacts, helper: cst.CSTNode, element: cst.CSTNode) -> Optional[cst.Assign]:
+    """The one ``name[key] = value`` of ``helper`` writing an attached value into the record
+    ``name`` that it returns as ``element``; None when there are none or several."""
+    if type(element) is not cst.Name or type(helper) is not cst.FunctionDef:
+        return None
+    written = [
+        statement for statement in iter_statements(helper.body.body)
+        if type(statement) is cst.Assign and len(statement.targets) == 1 and type(statement.targets[0].target) is cst.Subscript
+        and dotted(statement.targets[0].target.value) == element.value
+        and (value := facts.values.get(id(statement.value))) is not None and value.attached
+    ]
+    return written[0] if len(written) == 1 else None
+
+
+def record_entry_behind(facts: FileFacts, event: Accumulation) -> Optional[tuple[Function, cst.Assign]]:
+    """For a sum of a record a helper of the file returns beside the loss (``loss, info =
+    compute_loss(...)`` then ``tot = tot + info``), the helper and its one statement writing an
+    attached entry into that record; None otherwise."""
+    function = event.function
+    name = dotted(event.value_node) if event.value_node is not None else None
+    given = facts.values.get(id(event.value_node)) if event.value_node is not None else None
+    if name is None or given is None or given.kind not in (Kind.CONTAINER, Kind.INSTANCE):
+        return None
+    earlier = [b for b in function.bindings if b.key == name and b.seq < event.seq]
+    if not earlier:
+        return None
+    source = max(earlier, key=lambda b: b.seq).node
+    if type(source) is not cst.Assign or len(source.targets) != 1 or type(source.value) is not cst.Call:
+        return None
+    target = source.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    names = [element.value.value if type(element.value) is cst.Name else None for element in target.elements]
+    if name not in names:
+        return None
+    helper = _called_helper(facts, function, source.value)
+    if helper is None:
+        return None
+    element = _returned_element(helper, names.index(name), len(names))
+    entry = attached_entry_written(facts, helper.node, element) if element is not None else None
+    return (helper, entry) if entry is not None else None
 
 
 def _returned_element(helper: Function, index: int, arity: int) -> Optional[cst.BaseExpression]:

@@ -12,7 +12,7 @@ from torchleak.analysis.names import dotted
 from torchleak.analysis.facts import Accumulation, FileFacts, Kind
 from torchleak.analysis.values import Value
 from torchleak.analysis.queries import (
-    HANDED_TO, bindings_by_key, held_across_iterations, item_fix, reaching_binding, returned_by_products, statement_text,
+    HANDED_TO, attached_entry_written, bindings_by_key, held_across_iterations, item_fix, reaching_binding, record_entry_behind, returned_by_products, statement_text,
 )
 from torchleak.edits import accumulation_fix, evidence
 from torchleak.rule import Clean, Fix, FixSafety, Flagged, LeakDemo, Report, Rule
@@ -348,6 +348,24 @@ class AccumulatedLoss(Rule):
 
     def check(self, facts: FileFacts) -> Iterator[Report]:
         for event, loop in held_across_iterations(facts, double_backward=False):
+            record = record_entry_behind(facts, event) if isinstance(event, Accumulation) else None
+            if record is not None:
+                # a record a helper returns, numbers but one entry (icefall's ``info["loss"] =
+                # loss.cpu()``), summed here: that entry is where the fix goes
+                keeper, written_entry = record
+                written = statement_text(facts, written_entry.value, limit=40)
+                yield Report(
+                    written_entry,
+                    {
+                        "statement": statement_text(facts, written_entry),
+                        "fix": written,
+                        "advice": f"store {written}.item() (or .detach()) in {keeper.name}",
+                        "through": f" ({event.function.name} sums what {keeper.name} returns into {event.key} every iteration)",
+                    },
+                    None,
+                    loop,
+                )
+                continue
             if isinstance(event, Accumulation):
                 value = item_fix(facts, _added_operand(event))
                 given = facts.values.get(id(event.value_node))
@@ -392,6 +410,23 @@ class AccumulatedLoss(Rule):
             # (``ComputeLoss`` for its ``__call__``, as the caller sees it)
             owner, _, method = item.helper.name.rpartition(".")
             helper = owner if owner and method in ("__call__", "forward") else item.helper.name
+            entry_statement = attached_entry_written(facts, item.helper.node, item.element)
+            if entry_statement is not None:
+                # a record of numbers but one entry (icefall's ``info["loss"] = loss.cpu()``):
+                # that entry is where the fix goes, a dict has no ``.detach()``
+                written = statement_text(facts, entry_statement.value, limit=40)
+                yield Report(
+                    entry_statement,
+                    {
+                        "statement": statement_text(facts, entry_statement),
+                        "fix": written,
+                        "advice": f"store {written}.item() (or .detach()) in {helper}: nothing backwards it",
+                        "through": f" ({caller} folds {element} into {item.binding.key} as {item.name}, every iteration)",
+                    },
+                    None,
+                    item.loop,
+                )
+                continue
             yield Report(
                 item.element,
                 {

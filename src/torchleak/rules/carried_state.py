@@ -560,9 +560,14 @@ def _argument_handed_to(binding: Binding, facts: FileFacts) -> cst.BaseExpressio
     call = statement.value if isinstance(statement, (cst.Expr, cst.Assign)) else None
     if type(call) is not cst.Call:
         return None
-    if last_identifier(call.func) != method or not call.args or call.args[0].keyword is not None or call.args[0].star:
+    if last_identifier(call.func) != method:
         return None
-    given = call.args[0].value
+    # (the argument that holds a graph: ``logger.update(iter_num, loss, dt)`` averages ``loss``)
+    given = next(
+        (arg.value for arg in call.args if not arg.star and (value := facts.values.get(id(arg.value))) is not None and value.records_graph), None
+    )
+    if given is None:
+        return None
     if type(given) is cst.Name and any(
         type(loop.node) is cst.For and given.value in loop.loop_targets and binding.key in mentions(loop.node.iter)
         for loop in facts.loops

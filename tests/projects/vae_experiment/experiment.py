@@ -50,7 +50,7 @@ class VAEXperiment(object):
 
     def backward(self, loss, optimizer_idx=0):
         if self.hold_graph and optimizer_idx == 0:
-            loss.backward(retain_graph=True)  # known-miss: TLK201
+            loss.backward(retain_graph=True)  # known-miss: TLK201 (VAEXperiment keeps create_graph gradients in self.latent_grads, so the loss computed by its training_step may reach an earlier graph: counted as a reuse)
         else:
             loss.backward()
 

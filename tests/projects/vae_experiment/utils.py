@@ -17,7 +17,7 @@ class MetricLogger(object):
     def log_metrics(self, metrics: dict, step: int = None):
         self.steps.append(step)
         for key, val in metrics.items():
-            self.history[key].append(val)  # known-miss: TLK102
+            self.history[key].append(val)  # expect: TLK102
 
     def summary(self, last: int = 10):
         return {k: sum(float(v) for v in vals[-last:]) / len(vals[-last:]) for k, vals in self.history.items()}

@@ -74,7 +74,7 @@ class BetaVAE(BaseVAE):
         recons_loss = F.mse_loss(recons, input)
         kld_loss = torch.mean(-0.5 * torch.sum(1 + log_var - mu ** 2 - log_var.exp(), dim=1), dim=0)
         # smoothed KL, used to freeze the capacity schedule once the code is saturated
-        self.kld_ema = 0.98 * self.kld_ema + 0.02 * kld_loss  # known-miss: TLK103
+        self.kld_ema = 0.98 * self.kld_ema + 0.02 * kld_loss  # expect: TLK103
 
         if self.loss_type == 'H':
             loss = recons_loss + self.beta * kld_weight * kld_loss

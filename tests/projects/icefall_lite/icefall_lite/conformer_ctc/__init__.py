@@ -1,0 +1,1 @@
+from .conformer import Conformer

@@ -1,0 +1,1 @@
+from .prompts_dataset import PromptDataset, PretrainDataset

@@ -1,0 +1,1 @@
+from .ppo_trainer import PPOTrainer

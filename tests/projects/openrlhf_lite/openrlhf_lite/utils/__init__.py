@@ -1,0 +1,2 @@
+from .strategy import NaiveStrategy, get_strategy
+from .tracker import LocalTracker

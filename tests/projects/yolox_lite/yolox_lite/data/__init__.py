@@ -1,0 +1,2 @@
+from .datasets import SyntheticDetection, collate_fn
+from .data_prefetcher import DataPrefetcher

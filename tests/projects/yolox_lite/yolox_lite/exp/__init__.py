@@ -1,0 +1,1 @@
+from .yolox_base import Exp

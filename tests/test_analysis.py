@@ -11425,7 +11425,7 @@ class TestRoundThirtyTwoShapes:
         # forward, and its float result for a graph); the buffer's slot is picked by
         # ``reservoir(self.seen, n)`` from a counter it advances, another slot at every call)
         found = self.findings(self.RESERVOIR)
-        assert [(line, code) for line, code, _ in found] == [(20, "TLK102")], found
+        assert [(line, code) for line, code, _ in found] == [(20, "TLK102")], found  # (the store itself, not the ``if`` around it)
         assert self.findings(self.RESERVOIR.replace("add_data(features=feats)", "add_data(features=feats.detach())")) == []
 
     def test_a_tensor_handed_to_an_optimizer_is_a_leaf_whatever_made_it(self) -> None:
@@ -14049,3 +14049,93 @@ class TestRoundFortyTwoShapes:
         found = self._lint(source)
         assert [(line, code) for line, code, _ in found] == [(24, "TLK101")], found
         assert self._lint(source.replace("self.ptx_loss_sum += ptx_loss", "self.ptx_loss_sum += ptx_loss.item()")) == []
+
+    def test_a_buffer_built_by_a_reset_method_in_init_keeps_what_a_helper_writes_into_it(self):
+        # pytorch-metric-learning's CrossBatchMemory: __init__ calls reset_queue(), which builds
+        # the zero tensor; forward calls add_to_memory, which writes the attached embeddings into
+        # it (read back only detached): reported at that write, where the fix goes
+        source = """
+            import torch
+            from torch import nn
+
+            class CrossBatchMemory(nn.Module):
+                def __init__(self, embedding_size, memory_size=64):
+                    super().__init__()
+                    self.embedding_size = embedding_size
+                    self.memory_size = memory_size
+                    self.reset_queue()
+
+                def forward(self, embeddings):
+                    self.add_to_memory(embeddings, len(embeddings))
+                    memory = self.embedding_memory.detach()
+                    return (embeddings @ memory.t()).logsumexp(1).mean()
+
+                def add_to_memory(self, embeddings, batch_size):
+                    idx = torch.arange(self.queue_idx, self.queue_idx + batch_size) % self.memory_size
+                    self.embedding_memory[idx] = embeddings
+                    self.queue_idx = (self.queue_idx + batch_size) % self.memory_size
+
+                def reset_queue(self):
+                    self.embedding_memory = torch.zeros(self.memory_size, self.embedding_size)
+                    self.queue_idx = 0
+
+            def train(model, batches):
+                loss_fn = CrossBatchMemory(8)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x in batches:
+                    loss = loss_fn(model(x))
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            """
+        found = self._lint(source)
+        assert [(line, code) for line, code, _ in found] == [(19, "TLK102")], found
+        assert "store embeddings.detach() here" in found[0][2], found
+        assert self._lint(source.replace("self.embedding_memory[idx] = embeddings", "self.embedding_memory[idx] = embeddings.detach()")) == []
+
+    def test_an_attribute_built_from_one_of_two_classes_on_two_branches_is_either(self):
+        # OpenRLHF: self.kl_ctl is an AdaptiveKLController or a FixedKLController by
+        # configuration; the adaptive one multiplies its value by what the attached KL gives
+        source = """
+            import torch
+
+            class AdaptiveKLController:
+                def __init__(self, init_kl_coef, target, horizon):
+                    self.value = init_kl_coef
+                    self.target = target
+                    self.horizon = horizon
+
+                def update(self, current, n_steps):
+                    proportional_error = (current / self.target - 1).clamp(-0.2, 0.2)
+                    self.value *= 1 + proportional_error * n_steps / self.horizon
+
+            class FixedKLController:
+                def __init__(self, kl_coef):
+                    self.value = kl_coef
+
+                def update(self, current, n_steps):
+                    pass
+
+            class Trainer:
+                def __init__(self, policy, ref, target=None):
+                    self.policy, self.ref = policy, ref
+                    self.opt = torch.optim.Adam(policy.parameters())
+                    if target is not None:
+                        self.kl_ctl = AdaptiveKLController(0.1, target, 10000)
+                    else:
+                        self.kl_ctl = FixedKLController(0.1)
+
+                def fit(self, batches):
+                    for x in batches:
+                        logp = self.policy(x).log_softmax(-1)
+                        kl = (logp - self.ref(x).log_softmax(-1).detach()).mean()
+                        loss = -logp.mean() + 0.1 * kl
+                        self.opt.zero_grad()
+                        loss.backward()
+                        self.opt.step()
+                        self.kl_ctl.update(kl, len(x))
+            """
+        found = self._lint(source)
+        assert [(line, code) for line, code, _ in found] == [(12, "TLK101")], found  # in the helper, its one call leaking
+        assert "AdaptiveKLController.update adds it to self.kl_ctl.value" in found[0][2], found
+        assert self._lint(source.replace("self.kl_ctl.update(kl, len(x))", "self.kl_ctl.update(kl.item(), len(x))")) == []

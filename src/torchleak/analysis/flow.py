@@ -4127,7 +4127,11 @@ class _Walker:
         cls = self.function.cls
         assert cls is not None
         known = attributes.get((cls, attribute))
-        if value.kind in _OBJECT_KINDS:
+        if value.kind in _OBJECT_KINDS and known is not None and known.kind is value.kind and known.cls and value.cls and known.cls != value.cls:
+            # ``self.kl_ctl = AdaptiveKLController(...)`` on one branch, ``FixedKLController(...)``
+            # on the other: an object of either class
+            attributes[(cls, attribute)] = join_returned(known, value)
+        elif value.kind in _OBJECT_KINDS:
             attributes[(cls, attribute)] = value
         elif self.function.summary.name.endswith("__init__") and (
             known is None or (value.kind is Kind.CONTAINER and value.elements and all(e.is_module for e in value.elements))
@@ -6080,7 +6084,7 @@ class _Walker:
                 self._read(prefix)
             origin = f" in {self.context.externals.shown(effect.origin)}" if effect.origin else ""  # a module class of another file
             via = f"{effect.where}{origin} {_VERBS.get(effect.kind, 'keeps it in')} {key}"
-            inner = self._callee_store(callee, effect)
+            inner = self._callee_store(callee, effect) or self._deeper_store(effect)
             if effect.kind == "store" and inner is not None:
                 # reported at the forward's statement, naming what it stores (not the call's result)
                 self.function.stores.append(
@@ -6953,6 +6957,10 @@ class _Walker:
             if effect.kind == "reset":
                 self.env[key] = value
                 self._binding(statement, key, DETACHED, set(), via=via)
+                if self.function.cls is not None and self.function.name.endswith(".__init__") and key.startswith("self.") and key.count(".") == 1:
+                    # ``self.reset_queue()`` in ``__init__`` builds the attribute: what it holds
+                    # (a zero tensor, whose slots keep every version written into them)
+                    self.context.facts.attributes.setdefault((self.function.cls, key[len("self."):]), replace(value, params=frozenset()))
                 owner = key.rsplit(".", 1)[0]
                 held = self.env.get(owner)
                 cls = held.cls if held is not None and held.kind is Kind.INSTANCE else self.context.owner.get(id(callee.node)) if callee is not None else None
@@ -7261,6 +7269,18 @@ class _Walker:
             (store for store in callee.stores if not store.in_callee and (id(store.node) in inside or store.node is where)),
             callee.effect_stores.get(id(effect)),
         )
+
+    def _deeper_store(self, effect: Effect) -> Optional[Store]:
+        """The statement of the method of the file a forward's store effect comes from
+        (``self.add_to_memory(embeddings, ...)`` writing ``self.embedding_memory[idx] =
+        embeddings``), where the one fix goes; None when it is not one of the file's."""
+        if effect.kind != "store":
+            return None
+        deeper = next((function for function in self.context.walked.values() if function.name == effect.where), None)
+        if deeper is None:
+            return None
+        own = next((candidate for candidate in deeper.summary.effects if (candidate.kind, candidate.target, candidate.where) == (effect.kind, effect.target, deeper.name)), None)
+        return deeper.effect_stores.get(id(own)) if own is not None else None
 
     def _argument_node(
         self, node: cst.Call, summary: Summary, value: Value, bound: dict[int, Value]

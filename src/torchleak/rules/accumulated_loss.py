@@ -9,7 +9,7 @@ import libcst as cst
 
 from torchleak.analysis.flow import additive_terms, single_assign
 from torchleak.analysis.names import dotted
-from torchleak.analysis.facts import Accumulation, FileFacts, Kind
+from torchleak.analysis.facts import Accumulation, FileFacts, Kind, Loop
 from torchleak.analysis.values import Value
 from torchleak.analysis.queries import (
     HANDED_TO, attached_entry_written, bindings_by_key, held_across_iterations, item_fix, reaching_binding, record_entry_behind, returned_by_products, statement_text,
@@ -353,18 +353,7 @@ class AccumulatedLoss(Rule):
                 # a record a helper returns, numbers but one entry (icefall's ``info["loss"] =
                 # loss.cpu()``), summed here: that entry is where the fix goes
                 keeper, written_entry = record
-                written = statement_text(facts, written_entry.value, limit=40)
-                yield Report(
-                    written_entry,
-                    {
-                        "statement": statement_text(facts, written_entry),
-                        "fix": written,
-                        "advice": f"store {written}.item() (or .detach()) in {keeper.name}",
-                        "through": f" ({event.function.name} sums what {keeper.name} returns into {event.key} every iteration)",
-                    },
-                    None,
-                    loop,
-                )
+                yield _entry_report(facts, written_entry, keeper.name, f"{event.function.name} sums what {keeper.name} returns into {event.key} every iteration", loop)
                 continue
             if isinstance(event, Accumulation):
                 value = item_fix(facts, _added_operand(event))
@@ -414,18 +403,7 @@ class AccumulatedLoss(Rule):
             if entry_statement is not None:
                 # a record of numbers but one entry (icefall's ``info["loss"] = loss.cpu()``):
                 # that entry is where the fix goes, a dict has no ``.detach()``
-                written = statement_text(facts, entry_statement.value, limit=40)
-                yield Report(
-                    entry_statement,
-                    {
-                        "statement": statement_text(facts, entry_statement),
-                        "fix": written,
-                        "advice": f"store {written}.item() (or .detach()) in {helper}: nothing backwards it",
-                        "through": f" ({caller} folds {element} into {item.binding.key} as {item.name}, every iteration)",
-                    },
-                    None,
-                    item.loop,
-                )
+                yield _entry_report(facts, entry_statement, helper, f"{caller} folds {element} into {item.binding.key} as {item.name}, every iteration", item.loop)
                 continue
             yield Report(
                 item.element,
@@ -441,6 +419,14 @@ class AccumulatedLoss(Rule):
 
     def fix(self, report: Report, facts: FileFacts) -> Fix | None:
         return accumulation_fix(facts, report.event) if isinstance(report.event, Accumulation) else None
+
+
+def _entry_report(facts: FileFacts, entry: cst.Assign, helper: str, through: str, loop: Loop) -> Report:
+    """The finding at the one statement of ``helper`` writing an attached entry into the record
+    it returns (``info["loss"] = loss.cpu()``): a dict has no ``.detach()``, the entry is fixed."""
+    written = statement_text(facts, entry.value, limit=40)
+    fields = {"statement": statement_text(facts, entry), "fix": written, "advice": f"store {written}.item() (or .detach()) in {helper}", "through": f" ({through})"}
+    return Report(entry, fields, None, loop)
 
 
 def _a_model_output(facts: FileFacts, event: Accumulation) -> bool:

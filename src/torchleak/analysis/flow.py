@@ -2674,10 +2674,14 @@ class _FileContext:
         base (``vae_model: BaseVAE``) is one of its subclasses."""
         method = self.imported_method(cls, name)
         if method is not None and _does_nothing(method) and CLASS_UNION not in cls:
-            overrides = self.externals.project_overrides(cls.rsplit(":", 1)[-1].rsplit(".", 1)[-1], name)
-            if len(overrides) == 1:
-                return overrides[0]
+            return self.sole_override(cls.rsplit(":", 1)[-1].rsplit(".", 1)[-1], name) or method
         return method
+
+    def sole_override(self, base: str, method: str) -> Optional[Summary]:
+        """``method`` as the one class of another module of the project that names ``base``
+        among its bases implements it; None when none or several do."""
+        overrides = self.externals.project_overrides(base, method)
+        return overrides[0] if len(overrides) == 1 else None
 
     def imported_method(self, cls: Optional[str], name: str) -> Optional[Summary]:
         """A method of an imported class, or one a class of this file inherits from one; of an
@@ -6314,8 +6318,7 @@ class _Walker:
         cls = self.context.owner.get(id(stub))
         if cls is None:
             return None
-        overrides = self.context.externals.project_overrides(cls, method)
-        return overrides[0] if len(overrides) == 1 else None
+        return self.context.sole_override(cls, method)
 
     def _handed_in_method(self, func: cst.BaseExpression, receiver: Value) -> Optional[Summary]:
         """``dqn.act_q(state)`` on an object handed in (a parameter, or ``self.x`` its
@@ -6345,8 +6348,8 @@ class _Walker:
         class the overriding class names among its bases)."""
         if default.module == override.module:
             return True
-        found = self.context.externals.project_overrides(default.name.rsplit(".", 1)[0], method)
-        return len(found) == 1 and (found[0].name, found[0].module) == (override.name, override.module)
+        found = self.context.sole_override(default.name.rsplit(".", 1)[0], method)
+        return found is not None and (found.name, found.module) == (override.name, override.module)
 
     def _attributes_named(self, owner: cst.BaseExpression, name: cst.BaseExpression) -> Optional[Value]:
         """``getattr(model, "loss_" + name)``: what the attributes of ``model``'s class (of the

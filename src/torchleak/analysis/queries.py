@@ -2463,21 +2463,16 @@ def _by_product(facts: FileFacts, loop: Loop, binding: Binding) -> Optional[ByPr
         earlier = [b for b in function.bindings if b.key == name and b.seq < binding.seq and loop.contains(b.seq)]
         if not earlier:
             continue
-        source = max(earlier, key=lambda b: b.seq).node
-        if type(source) is not cst.Assign or len(source.targets) != 1 or type(source.value) is not cst.Call:
+        unpacked = _unpacked_call(max(earlier, key=lambda b: b.seq).node)
+        if unpacked is None or name not in unpacked[1]:
             continue
-        target = source.targets[0].target
-        if not isinstance(target, (cst.Tuple, cst.List)):
-            continue
-        names = [element.value.value if type(element.value) is cst.Name else None for element in target.elements]
-        if name not in names:
-            continue
+        call, names = unpacked
         index = names.index(name)
         others = {other for other in names if other is not None and other != name}
         # the loss beside it is backwarded here, and nothing computed from it is
         if not others & backwarded or function.derived_from({name}) & backwarded:
             continue
-        helper = _called_helper(facts, function, source.value)
+        helper = _called_helper(facts, function, call)
         if helper is None or type(helper.node) is not cst.FunctionDef:
             continue
         element = _returned_element(helper, index, len(names))
@@ -2533,21 +2528,27 @@ def record_entry_behind(facts: FileFacts, event: Accumulation) -> Optional[tuple
     earlier = [b for b in function.bindings if b.key == name and b.seq < event.seq]
     if not earlier:
         return None
-    source = max(earlier, key=lambda b: b.seq).node
-    if type(source) is not cst.Assign or len(source.targets) != 1 or type(source.value) is not cst.Call:
+    unpacked = _unpacked_call(max(earlier, key=lambda b: b.seq).node)
+    if unpacked is None or name not in unpacked[1]:
         return None
-    target = source.targets[0].target
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return None
-    names = [element.value.value if type(element.value) is cst.Name else None for element in target.elements]
-    if name not in names:
-        return None
-    helper = _called_helper(facts, function, source.value)
+    call, names = unpacked
+    helper = _called_helper(facts, function, call)
     if helper is None:
         return None
     element = _returned_element(helper, names.index(name), len(names))
     entry = attached_entry_written(facts, helper.node, element) if element is not None else None
     return (helper, entry) if entry is not None else None
+
+
+def _unpacked_call(statement: cst.CSTNode) -> Optional[tuple[cst.Call, list[Optional[str]]]]:
+    """For ``loss, info = compute_loss(...)``, the call and the names its tuple is unpacked
+    into (None for a target that is no plain name); None for any other statement."""
+    if type(statement) is not cst.Assign or len(statement.targets) != 1 or type(statement.value) is not cst.Call:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    return statement.value, [element.value.value if type(element.value) is cst.Name else None for element in target.elements]
 
 
 def _returned_element(helper: Function, index: int, arity: int) -> Optional[cst.BaseExpression]:
